@@ -1,0 +1,3 @@
+from swetui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""Settings: the user's and the workspace's `config.toml`, validated by pydantic.
+
+The workspace file overrides the user file, key by key. A bad file raises `ConfigError`
+whose message names the file, the line (where it can be found) and the field.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from swetui.paths import WorkspacePaths, user_config_file
+
+Mode = Literal["ask", "auto-edit", "auto"]
+
+
+class ConfigError(Exception):
+    """A configuration file could not be used; the message is fit to show as is."""
+
+
+class ApprovalRule(BaseModel):
+    """A remembered decision: allow or deny a command prefix or a path glob."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["allow", "deny"]
+    """What to do without asking."""
+    kind: Literal["command", "path"]
+    """`command` matches a command prefix; `path` matches a workspace-relative glob."""
+    pattern: str = Field(min_length=1)
+    """The command prefix or the path glob."""
+
+
+class Settings(BaseModel):
+    """Everything a user can set in `config.toml`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    """The model, as `provider:model` (e.g. `anthropic:claude-sonnet-4-5`) or `offline`."""
+    mode: Mode = "ask"
+    """Approval mode: `ask`, `auto-edit` or `auto`."""
+    theme: str = "swetui-dark"
+    """The theme's name (a file in `themes/` or in the user's themes directory)."""
+    context_limit: int = Field(default=256_000, ge=1_000, le=10_000_000)
+    """The model's context window, in tokens."""
+    compaction_threshold: float = Field(default=0.80, ge=0.10, le=0.95)
+    """Share of the window at which automatic compaction starts (0.10 to 0.95)."""
+    auto_compact: bool = True
+    """Compact automatically when the next request passes the threshold."""
+    compaction_model: str | None = None
+    """A cheaper model for summaries; the working model when unset."""
+    reserve_tokens: int = Field(default=16_000, ge=0)
+    """Room kept for the model's answer and the compaction buffer."""
+    memory_budget: int = Field(default=3_000, ge=0)
+    """Token budget of the memory layer."""
+    summary_budget: int = Field(default=300, ge=0)
+    """Token budget of the running summary."""
+    task_share: float = Field(default=0.20, ge=0.0, le=1.0)
+    """Share of the window the task layer (just-in-time retrieval) may use."""
+    max_read_lines: int = Field(default=2_000, ge=1)
+    """Lines one `read_file` returns at most."""
+    max_file_bytes: int = Field(default=256_000, ge=1_024)
+    """Bytes of one file a tool reads at most."""
+    bash_timeout: float = Field(default=120.0, gt=0)
+    """Seconds a shell command may run by default."""
+    request_timeout: float = Field(default=120.0, gt=0)
+    """Seconds to wait for a model's first byte."""
+    warn_turns: int = 25
+    """Session turns at which swetui warns and starts compressing."""
+    soft_chunk_turns: int = 30
+    """Session turns at which a chunk boundary (handoff) is written."""
+    hard_chunk_turns: int = 50
+    """Session turns at which a new chunk is forced."""
+    approval_rules: list[ApprovalRule] = Field(default_factory=list)
+    """Remembered approval decisions (workspace config)."""
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _line_of(path: Path, key: str) -> int | None:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for number, line in enumerate(lines, 1):
+        if pattern.match(line):
+            return number
+    return None
+
+
+def _validate(path: Path, data: dict[str, Any]) -> None:
+    try:
+        Settings.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        line = _line_of(path, str(error["loc"][0])) if error["loc"] else None
+        where = f"{path}, line {line}" if line else str(path)
+        message = error["msg"]
+        if error["type"] == "extra_forbidden":
+            message = "unknown setting"
+        raise ConfigError(f"{where}: {field}: {message}") from None
+
+
+def load_settings(workspace: Path | None, user_file: Path | None = None) -> Settings:
+    """Read the user config then the workspace config; each is validated on its own so
+    an error names the right file."""
+    user_path = user_file if user_file is not None else user_config_file()
+    merged: dict[str, Any] = {}
+    paths = [user_path]
+    if workspace is not None:
+        paths.append(WorkspacePaths(workspace).config_file)
+    for path in paths:
+        data = _read_toml(path)
+        _validate(path, data)
+        merged.update(data)
+    return Settings.model_validate(merged)
