@@ -1,0 +1,86 @@
+"""Events of an agent turn, in the order a transcript shows them.
+
+The turn loop publishes these on the engine's bus; the UI renders them and `swetui run`
+prints them. Approval and tool-execution events live in `swetui.agent.events`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    turn: int
+
+
+class TurnStarted(_Event):
+    """The user sent `text`; the agent starts working."""
+
+    text: str
+
+
+class RetrievalDone(_Event):
+    """Just-in-time retrieval added these items for the request."""
+
+    item_ids: tuple[str, ...]
+    summary: str
+
+
+class ModelCallStarted(_Event):
+    step: int
+    model: str
+    input_tokens: int
+    """The estimate for the assembled request."""
+
+
+class ReasoningChunk(_Event):
+    text: str
+
+
+class AnswerChunk(_Event):
+    text: str
+
+
+class ToolCallStarted(_Event):
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+class ToolCallFinished(_Event):
+    call_id: str
+    name: str
+    summary: str
+    """One line for the transcript."""
+    content: str
+    """The full result, shown when the line is expanded."""
+    is_error: bool = False
+
+
+class ModelCallFinished(_Event):
+    step: int
+    input_tokens: int
+    output_tokens: int
+    measured: bool
+    """True when the provider reported the counts, False for estimates."""
+
+
+class TurnFinished(_Event):
+    """The turn ended: normally, interrupted (esc / a dropped stream) or with an error."""
+
+    duration: float
+    input_tokens: int
+    output_tokens: int
+    interrupted: bool = False
+    error: str | None = None
+    answer: str = ""
+
+
+class CompactionNotice(_Event):
+    """A compaction ran before sending (the engine's compaction events carry the detail)."""
+
+    message: str

@@ -1,0 +1,273 @@
+"""Deterministic assembly: items in, the exact provider-neutral request out.
+
+A pipeline of processors runs in priority order (system, memory, summary, history, task,
+pinned, budget enforcement, provider formatting). Each records what it did; one that fails is
+reported in the result and skipped, never breaking the send. Token attribution reuses the
+per-item counts the engine keeps, so assembly never re-encodes text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict
+
+from swetui.engine.items import LAYER_ORDER, ContextItem, ItemKind, Layer
+from swetui.messages import ChatRequest, Message, ToolCall, ToolSchema
+
+log = logging.getLogger(__name__)
+
+CONVERSATION_KINDS = frozenset({ItemKind.USER_MESSAGE, ItemKind.ASSISTANT_MESSAGE,
+                                ItemKind.TOOL_CALL})
+
+
+class ProcessorRecord(BaseModel):
+    """What one processor did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    priority: int
+    ok: bool
+    note: str = ""
+    error: str | None = None
+    items: int = 0
+
+
+class AssemblyResult(BaseModel):
+    """The assembled request and how it was made: the same object the inspector shows."""
+
+    model_config = ConfigDict(frozen=True)
+
+    request: ChatRequest
+    chain: tuple[ProcessorRecord, ...]
+    item_tokens: dict[str, int]
+    layer_tokens: dict[Layer, int]
+    total: int
+    trimmed: tuple[str, ...] = ()
+    """Items left out by budget enforcement because the window was full."""
+
+    @property
+    def failed(self) -> list[ProcessorRecord]:
+        return [record for record in self.chain if not record.ok]
+
+
+@dataclass
+class AssemblyState:
+    """What the processors build up, step by step."""
+
+    items: list[ContextItem]
+    limit: int
+    reserve: int
+    costs: Mapping[str, int]
+    """Tokens each item costs in the form it is sent (kept up to date by the engine)."""
+    model: str = ""
+    max_tokens: int = 8192
+    system_sections: list[str] = field(default_factory=list)
+    tools: list[ToolSchema] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)
+    turns: dict[int, list[ContextItem]] = field(default_factory=dict)
+    context_blocks: list[str] = field(default_factory=list)
+    used: dict[str, ContextItem] = field(default_factory=dict)
+    trimmed: list[str] = field(default_factory=list)
+    request: ChatRequest | None = None
+
+    def use(self, item: ContextItem) -> None:
+        self.used[item.id] = item
+
+    def of(self, *layers: Layer, kinds: Iterable[ItemKind] | None = None) -> list[ContextItem]:
+        kinds = frozenset(kinds) if kinds is not None else None
+        return [item for item in self.items
+                if item.effective_layer in layers and item.sent
+                and (kinds is None or item.kind in kinds)]
+
+
+Processor = Callable[[AssemblyState], str]
+
+
+def _section(title: str, body: str) -> str:
+    return f"## {title}\n\n{body.rstrip()}"
+
+
+def process_system(state: AssemblyState) -> str:
+    for item in state.of(Layer.SYSTEM):
+        if item.kind is ItemKind.TOOL_SCHEMA:
+            state.tools.append(ToolSchema.model_validate_json(item.sent_text()))
+        else:
+            state.system_sections.append(item.sent_text().rstrip())
+        state.use(item)
+    return f"{len(state.tools)} tools"
+
+
+def process_memory(state: AssemblyState) -> str:
+    items = state.of(Layer.MEMORY)
+    for item in items:
+        state.system_sections.append(_section(item.title, item.sent_text()))
+        state.use(item)
+    return f"{len(items)} memory items"
+
+
+def process_summary(state: AssemblyState) -> str:
+    items = state.of(Layer.SUMMARY)
+    for item in items:
+        state.system_sections.append(_section("Session summary", item.sent_text()))
+        state.use(item)
+    return f"{len(items)} summaries"
+
+
+def process_history(state: AssemblyState) -> str:
+    digests = state.of(Layer.HISTORY, kinds=[ItemKind.EXCHANGE_DIGEST])
+    for item in digests:
+        state.digests.append(item.sent_text())
+        state.use(item)
+    conversation = state.of(Layer.HISTORY, kinds=CONVERSATION_KINDS)
+    for item in conversation:
+        state.turns.setdefault(item.turn_created, []).append(item)
+    return f"{len(conversation)} messages in {len(state.turns)} turns, {len(digests)} digests"
+
+
+def _context_block(item: ContextItem) -> str:
+    where = item.source.path or item.title
+    return f'<context id="{item.id}" kind="{item.kind.value}" source="{where}">\n' \
+           f"{item.sent_text().rstrip()}\n</context>"
+
+
+def process_task(state: AssemblyState) -> str:
+    items = [item for item in state.of(Layer.TASK) if item.kind not in CONVERSATION_KINDS]
+    for item in items:
+        state.context_blocks.append(_context_block(item))
+        state.use(item)
+    return f"{len(items)} retrieved items"
+
+
+def process_pinned(state: AssemblyState) -> str:
+    items = state.of(Layer.PINNED)
+    for item in items:
+        if item.kind in CONVERSATION_KINDS and item.layer is Layer.HISTORY:
+            state.turns.setdefault(item.turn_created, []).append(item)
+        else:
+            state.context_blocks.append(_context_block(item))
+        state.use(item)
+    if any(item.kind in CONVERSATION_KINDS for item in items):
+        order = {item.id: position for position, item in enumerate(state.items)}
+        for turn in state.turns.values():  # pinned messages rejoin their turn in order
+            turn.sort(key=lambda entry: order[entry.id])
+    return f"{len(items)} pinned items"
+
+
+def process_budget(state: AssemblyState) -> str:
+    """Leave out the oldest unpinned conversation turns while the request overflows."""
+    room = state.limit - state.reserve
+    total = sum(state.costs[item_id] for item_id in state.used)
+    if total <= room:
+        return f"fits: {total:,} of {room:,} tokens"
+    current = max(state.turns) if state.turns else None
+    for turn in sorted(state.turns):
+        if total <= room or turn == current:
+            break
+        keep = [item for item in state.turns[turn] if item.pinned]
+        for item in state.turns[turn]:
+            if not item.pinned:
+                total -= state.costs[item.id]
+                state.used.pop(item.id, None)
+                state.trimmed.append(item.id)
+        state.turns[turn] = keep
+    return f"trimmed {len(state.trimmed)} items to {total:,} tokens"
+
+
+def _turn_messages(items: list[ContextItem]) -> list[Message]:
+    calls = {item.source.tool_call_id: item for item in items if item.kind is ItemKind.TOOL_CALL}
+    messages: list[Message] = []
+    for item in items:
+        if item.kind is ItemKind.USER_MESSAGE:
+            messages.append(Message(role="user", content=item.sent_text()))
+        elif item.kind is ItemKind.ASSISTANT_MESSAGE:
+            ids = [call_id for call_id in item.meta.get("tool_call_ids", []) if call_id in calls]
+            tool_calls = tuple(
+                ToolCall(id=call_id, name=calls[call_id].meta.get("name", ""),
+                         arguments=calls[call_id].meta.get("arguments") or {})
+                for call_id in ids)
+            messages.append(Message(role="assistant", content=item.sent_text(),
+                                    tool_calls=tool_calls))
+            for call_id in ids:
+                call = calls[call_id]
+                messages.append(Message(role="tool", content=call.sent_text(),
+                                        tool_call_id=call_id, name=call.meta.get("name"),
+                                        is_error=bool(call.meta.get("is_error"))))
+    return messages
+
+
+def process_format(state: AssemblyState) -> str:
+    messages: list[Message] = []
+    if state.digests:
+        messages.append(Message(role="user", content="Earlier in this session (recall any "
+                                "exchange by id):\n" + "\n".join(state.digests)))
+        messages.append(Message(role="assistant", content="Noted."))
+    for turn in sorted(state.turns):
+        messages.extend(_turn_messages(state.turns[turn]))
+    if state.context_blocks:
+        block = "\n\n".join(state.context_blocks)
+        last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+        if last_user is None:
+            messages.append(Message(role="user", content=block))
+        else:
+            original = messages[last_user]
+            messages[last_user] = Message(role="user",
+                                          content=f"{block}\n\n{original.content}")
+    state.request = ChatRequest(model=state.model, system="\n\n".join(state.system_sections),
+                                messages=tuple(messages), tools=tuple(state.tools),
+                                max_tokens=state.max_tokens)
+    return f"{len(messages)} messages, {len(state.tools)} tools"
+
+
+PIPELINE: tuple[tuple[str, int, Processor], ...] = (
+    ("system", 0, process_system),
+    ("memory", 10, process_memory),
+    ("summary", 20, process_summary),
+    ("history", 30, process_history),
+    ("task", 40, process_task),
+    ("pinned", 50, process_pinned),
+    ("budget", 60, process_budget),
+    ("format", 70, process_format),
+)
+
+
+def assemble(items: Iterable[ContextItem], *, limit: int, reserve: int,
+             costs: Mapping[str, int] | None = None, model: str = "", max_tokens: int = 8192,
+             pipeline: Iterable[tuple[str, int, Processor]] = PIPELINE) -> AssemblyResult:
+    """Run the processors in priority order over `items` (in engine order). `costs` gives
+    each item's sent-form tokens (default: `item.tokens`)."""
+    items = list(items)
+    if costs is None:
+        costs = {item.id: item.tokens for item in items}
+    state = AssemblyState(items=items, limit=limit, reserve=reserve, costs=costs, model=model,
+                          max_tokens=max_tokens)
+    chain = []
+    for name, priority, processor in sorted(pipeline, key=lambda entry: entry[1]):
+        before = len(state.used)
+        try:
+            note = processor(state)
+            chain.append(ProcessorRecord(name=name, priority=priority, ok=True, note=note,
+                                         items=len(state.used) - before))
+        except Exception as exc:  # reported in the result, never breaks the send
+            log.warning("processor %s failed: %s", name, exc, exc_info=True)
+            chain.append(ProcessorRecord(name=name, priority=priority, ok=False,
+                                         error=f"{type(exc).__name__}: {exc}"))
+    if state.request is None:  # the formatter itself failed: send what we can, plainly
+        state.request = ChatRequest(model=model, system="\n\n".join(state.system_sections))
+    item_tokens = {item_id: costs[item_id] for item_id in state.used}
+    layer_tokens = dict.fromkeys(LAYER_ORDER, 0)
+    for item in state.used.values():
+        layer_tokens[item.effective_layer] += costs[item.id]
+    layer_tokens.pop(Layer.RESERVE)
+    return AssemblyResult(request=state.request, chain=tuple(chain), item_tokens=item_tokens,
+                          layer_tokens=layer_tokens, total=sum(item_tokens.values()),
+                          trimmed=tuple(state.trimmed))
+
+
+def tool_schema_text(schema: ToolSchema) -> str:
+    """The canonical text of a tool schema item (what its tokens are counted on)."""
+    return json.dumps(schema.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))

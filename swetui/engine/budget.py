@@ -1,0 +1,106 @@
+"""The token budget: how full the window is, per layer, and when to compact."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from swetui.engine.items import LAYER_ORDER, Layer
+
+
+class BudgetSettings(BaseModel):
+    """The numbers a budget is measured against (from `Settings`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    limit: int = 256_000
+    threshold: float = Field(default=0.80, ge=0.10, le=0.95)
+    reserve: int = 16_000
+    memory: int = 3_000
+    summary: int = 300
+    task_share: float = 0.20
+
+    def layer_budget(self, layer: Layer) -> int | None:
+        """The layer's budget in tokens; None where the design says 'measured' or 'user's'."""
+        match layer:
+            case Layer.MEMORY:
+                return self.memory
+            case Layer.SUMMARY:
+                return self.summary
+            case Layer.TASK:
+                return int(self.limit * self.task_share)
+            case Layer.RESERVE:
+                return self.reserve
+            case Layer.HISTORY:
+                fixed = self.memory + self.summary + self.reserve + int(self.limit * self.task_share)
+                return max(0, self.limit - fixed)
+        return None
+
+
+class LayerUsage(BaseModel):
+    """One row of the gauge."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: Layer
+    tokens: int
+    share: float
+    """Share of the whole window (0..1)."""
+    budget: int | None
+    over: bool
+
+
+class Budget(BaseModel):
+    """A snapshot of the window: totals, per-layer usage, threshold and free room."""
+
+    model_config = ConfigDict(frozen=True)
+
+    limit: int
+    threshold: float
+    threshold_tokens: int
+    reserve: int
+    total: int
+    """Tokens the next request costs (reserve not included)."""
+    layers: tuple[LayerUsage, ...]
+    measured: int | None = None
+    """Input tokens the provider reported for the last request, when known."""
+    calibration: float | None = None
+    """measured / estimated for this model, when known."""
+
+    @property
+    def free(self) -> int:
+        return max(0, self.limit - self.total - self.reserve)
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.total / self.limit if self.limit else 0.0
+
+    @property
+    def needs_compaction(self) -> bool:
+        return self.total >= self.threshold_tokens
+
+    @property
+    def calibrated_total(self) -> int | None:
+        """The estimate corrected by the model's calibration ratio."""
+        return round(self.total * self.calibration) if self.calibration else None
+
+    def layer(self, name: Layer) -> LayerUsage:
+        return next(row for row in self.layers if row.name is name)
+
+
+def make_budget(layer_tokens: dict[Layer, int], settings: BudgetSettings, *,
+                measured: int | None = None, calibration: float | None = None) -> Budget:
+    """Build the snapshot from per-layer totals (O(layers), no counting)."""
+    limit = settings.limit
+    rows = []
+    total = 0
+    for layer in LAYER_ORDER:
+        tokens = settings.reserve if layer is Layer.RESERVE else layer_tokens.get(layer, 0)
+        if layer is not Layer.RESERVE:
+            total += tokens
+        budget = settings.layer_budget(layer)
+        rows.append(LayerUsage(name=layer, tokens=tokens, share=tokens / limit if limit else 0.0,
+                               budget=budget, over=budget is not None and tokens > budget
+                               and layer is not Layer.RESERVE))
+    return Budget(limit=limit, threshold=settings.threshold,
+                  threshold_tokens=int(limit * settings.threshold), reserve=settings.reserve,
+                  total=total, layers=tuple(rows), measured=measured, calibration=calibration)

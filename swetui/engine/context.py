@@ -1,0 +1,257 @@
+"""The context engine: the item set, its token upkeep, the user's edits and assembly.
+
+Every change goes through `_replace`, which updates the per-layer totals by the changed item's
+difference only, so the gauge costs O(layers) per change however large the context is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from swetui.engine.assembly import AssemblyResult, assemble
+from swetui.engine.blobs import BlobStore
+from swetui.engine.budget import Budget, BudgetSettings, make_budget
+from swetui.engine.bus import EventBus
+from swetui.engine.events import BudgetChanged, ItemsChanged
+from swetui.engine.items import LAYER_ORDER, ContextItem, ItemKind, ItemState, Layer
+from swetui.engine.tokens import MESSAGE_OVERHEAD, TokenCounter, content_hash
+
+Recorder = Callable[[ContextItem], None]
+
+
+class UnknownItem(KeyError):
+    """No item has that id."""
+
+    def __str__(self) -> str:
+        return f"no context item {self.args[0]!r}"
+
+
+class ContextEngine:
+    """Holds the items in order and keeps the budget current as they change."""
+
+    def __init__(self, budget: BudgetSettings | None = None, *, counter: TokenCounter | None = None,
+                 bus: EventBus | None = None, blobs: BlobStore | None = None,
+                 model: str = "") -> None:
+        self.settings = budget or BudgetSettings()
+        self.counter = counter or TokenCounter()
+        self.bus = bus or EventBus()
+        self.blobs = blobs or BlobStore()
+        self.model = model
+        self.turn = 0
+        self.recorder: Recorder | None = None
+        self._items: dict[str, ContextItem] = {}
+        self._sent: dict[str, int] = {}
+        self._layer_tokens: dict[Layer, int] = dict.fromkeys(LAYER_ORDER, 0)
+        self._draft_tokens = 0
+        self._measured: int | None = None
+        self._calibration: dict[str, float] = {}
+        self._sequence = 0
+        self._batch: list[str] | None = None
+        self._batch_reason = ""
+
+    # -- reading -------------------------------------------------------------------------
+
+    def __contains__(self, item_id: str) -> bool:
+        return item_id in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[ContextItem]:
+        return iter(list(self._items.values()))
+
+    def get(self, item_id: str) -> ContextItem:
+        try:
+            return self._items[item_id]
+        except KeyError:
+            raise UnknownItem(item_id) from None
+
+    def sent_tokens(self, item_id: str) -> int:
+        """Tokens the item costs in the form it is sent now (0 when not sent)."""
+        return self._sent.get(item_id, 0)
+
+    def by_source(self, path: str) -> list[ContextItem]:
+        return [item for item in self._items.values() if item.source.path == path]
+
+    def budget(self) -> Budget:
+        """The current budget: O(layers), never recounts."""
+        tokens = dict(self._layer_tokens)
+        tokens[Layer.HISTORY] += self._draft_tokens
+        calibration = self._calibration.get(self.model)
+        return make_budget(tokens, self.settings, measured=self._measured,
+                           calibration=calibration)
+
+    def assemble(self, *, max_tokens: int = 8192) -> AssemblyResult:
+        """The exact next request, with attribution: what the inspector shows is what is sent."""
+        return assemble(self._items.values(), limit=self.settings.limit,
+                        reserve=self.settings.reserve, costs=self._sent, model=self.model,
+                        max_tokens=max_tokens)
+
+    # -- identity --------------------------------------------------------------------------
+
+    def new_id(self, prefix: str = "i") -> str:
+        """A fresh, stable, short id (`prefix` + sequence number)."""
+        self._sequence += 1
+        return f"{prefix}{self._sequence}"
+
+    # -- changing --------------------------------------------------------------------------
+
+    def add(self, item: ContextItem, *, reason: str = "added") -> ContextItem:
+        """Add (or replace, by id) an item; its hash and tokens are computed here."""
+        item = self._prepare(item)
+        self._replace(item, reason)
+        return item
+
+    def add_many(self, items: Iterable[ContextItem], *, reason: str = "added") -> None:
+        with self.batch(reason):
+            for item in items:
+                self.add(item, reason=reason)
+
+    def update(self, item_id: str, *, reason: str = "changed", **changes: Any) -> ContextItem:
+        """Change fields of an item (content, state, pinned, stub, meta, ...)."""
+        current = self.get(item_id)
+        item = current.model_copy(update=changes)
+        if "content" in changes:
+            item = self._prepare(item, force=True)
+        elif {"state", "pinned", "stub"} & changes.keys():
+            item = item.model_copy(update={"tokens": current.tokens})
+        self._replace(item, reason)
+        return item
+
+    def set_content(self, item_id: str, content: str, *, reason: str = "content changed") -> ContextItem:
+        return self.update(item_id, content=content, reason=reason)
+
+    def pin(self, item_id: str) -> ContextItem:
+        return self.update(item_id, pinned=True, reason="pinned")
+
+    def unpin(self, item_id: str) -> ContextItem:
+        return self.update(item_id, pinned=False, reason="unpinned")
+
+    def drop(self, item_id: str) -> ContextItem:
+        """Leave an item out of the request; it stays in the archive (pinned items unpin)."""
+        return self.update(item_id, state=ItemState.DROPPED, pinned=False, reason="dropped")
+
+    def restore(self, item_id: str) -> ContextItem:
+        return self.update(item_id, state=ItemState.INCLUDED, reason="restored")
+
+    def edit(self, item_id: str, text: str) -> ContextItem:
+        """Replace what is sent for an item by the user's text; the original is kept."""
+        item = self.get(item_id)
+        original = item.original if item.original is not None else item.content
+        if text == original:
+            return self.update(item_id, content=original, original=None, reason="edit reverted")
+        return self.update(item_id, content=text, original=original, reason="edited")
+
+    def revert_edit(self, item_id: str) -> ContextItem:
+        item = self.get(item_id)
+        if item.original is None:
+            return item
+        return self.update(item_id, content=item.original, original=None, reason="edit reverted")
+
+    def mark_stale(self, item_id: str) -> ContextItem:
+        return self.update(item_id, state=ItemState.STALE, reason="stale: changed on disk")
+
+    def set_draft(self, text: str) -> Budget:
+        """Count the prompt being typed, so the gauge moves as the user types."""
+        self._draft_tokens = self.counter.count_message(text) if text else 0
+        budget = self.budget()
+        self.bus.publish(BudgetChanged(budget=budget))
+        return budget
+
+    def record_usage(self, measured_input: int, estimated_input: int) -> None:
+        """The provider's real input-token count for the last request, and the per-model
+        calibration ratio (measured / estimated)."""
+        self._measured = measured_input
+        if estimated_input > 0 and measured_input > 0:
+            self._calibration[self.model] = measured_input / estimated_input
+        self.bus.publish(BudgetChanged(budget=self.budget()))
+
+    def calibration(self, model: str | None = None) -> float | None:
+        return self._calibration.get(model if model is not None else self.model)
+
+    @contextmanager
+    def batch(self, reason: str = "changed") -> Iterator[None]:
+        """Group changes: one ItemsChanged and one BudgetChanged at the end."""
+        if self._batch is not None:
+            yield
+            return
+        self._batch, self._batch_reason = [], reason
+        try:
+            yield
+        finally:
+            ids, self._batch = self._batch, None
+            if ids:
+                self.bus.publish(ItemsChanged(ids=tuple(dict.fromkeys(ids)), reason=reason))
+                self.bus.publish(BudgetChanged(budget=self.budget()))
+
+    def load(self, item: ContextItem) -> None:
+        """Put back an item from a session log without recording it again."""
+        if not item.content and item.content_hash:
+            item = item.model_copy(update={"content": self.blobs.get(item.content_hash) or ""})
+        recorder, self.recorder = self.recorder, None
+        try:
+            self._replace(self._prepare(item, force=True), "loaded")
+        finally:
+            self.recorder = recorder
+        number = item.id.lstrip("abcdefghijklmnopqrstuvwxyz:-_.")
+        if number.isdigit():
+            self._sequence = max(self._sequence, int(number))
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _prepare(self, item: ContextItem, *, force: bool = False) -> ContextItem:
+        if item.content_hash and item.tokens and not force:
+            return item
+        digest = content_hash(item.content)
+        tokens = self._cost_of(item.content, digest, item)
+        return item.model_copy(update={"content_hash": digest, "tokens": tokens})
+
+    def _cost_of(self, text: str, digest: str | None, item: ContextItem) -> int:
+        tokens = self.counter.count(text, digest) + MESSAGE_OVERHEAD
+        if item.kind is ItemKind.TOOL_CALL:
+            arguments = item.meta.get("arguments")
+            if arguments:
+                tokens += self.counter.count(json.dumps(arguments, sort_keys=True))
+        return tokens
+
+    def _sent_cost(self, item: ContextItem) -> int:
+        if not item.sent:
+            return 0
+        text = item.sent_text()
+        if text is item.content:
+            return item.tokens
+        return self._cost_of(text, None, item)
+
+    def _replace(self, item: ContextItem, reason: str) -> None:
+        old = self._items.get(item.id)
+        if old is not None:
+            self._layer_tokens[old.effective_layer] -= self._sent.get(old.id, 0)
+        cost = self._sent_cost(item)
+        self._items[item.id] = item
+        self._sent[item.id] = cost
+        self._layer_tokens[item.effective_layer] += cost
+        if self.recorder is not None:
+            self.recorder(item)
+        if self._batch is not None:
+            self._batch.append(item.id)
+        else:
+            self.bus.publish(ItemsChanged(ids=(item.id,), reason=reason))
+            self.bus.publish(BudgetChanged(budget=self.budget()))
+
+    def recount_all(self) -> Budget:
+        """Recount every item from scratch (no cache): the naive baseline benchmarks compare
+        against, and a consistency check for tests."""
+        totals = dict.fromkeys(LAYER_ORDER, 0)
+        for item in self._items.values():
+            if item.sent:
+                text = item.sent_text()
+                tokens = self.counter.count_uncached(text) + MESSAGE_OVERHEAD
+                if item.kind is ItemKind.TOOL_CALL and item.meta.get("arguments"):
+                    tokens += self.counter.count_uncached(
+                        json.dumps(item.meta["arguments"], sort_keys=True))
+                totals[item.effective_layer] += tokens
+        totals[Layer.HISTORY] += self._draft_tokens
+        return make_budget(totals, self.settings, measured=self._measured)

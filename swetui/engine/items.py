@@ -1,0 +1,117 @@
+"""The context item: the unit the user sees and edits, and everything that can reach the model."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Layer(StrEnum):
+    """Where an item sits in the window; the gauge shows one row per layer."""
+
+    SYSTEM = "system"
+    MEMORY = "memory"
+    SUMMARY = "summary"
+    HISTORY = "history"
+    TASK = "task"
+    PINNED = "pinned"
+    RESERVE = "reserve"
+
+
+LAYER_ORDER: tuple[Layer, ...] = tuple(Layer)
+
+
+class ItemState(StrEnum):
+    INCLUDED = "included"
+    DROPPED = "dropped"
+    COMPACTED = "compacted"
+    STALE = "stale"
+
+
+class Origin(StrEnum):
+    USER = "user"
+    AGENT = "agent"
+    AUTO = "auto"
+
+
+class ItemKind(StrEnum):
+    SYSTEM_PROMPT = "system_prompt"
+    TOOL_SCHEMA = "tool_schema"
+    MEMORY_FILE = "memory_file"
+    SESSION_NOTES = "session_notes"
+    SUMMARY = "summary"
+    EXCHANGE_DIGEST = "exchange_digest"
+    USER_MESSAGE = "user_message"
+    ASSISTANT_MESSAGE = "assistant_message"
+    TOOL_CALL = "tool_call"
+    FILE = "file"
+    GREP = "grep"
+    LISTING = "listing"
+
+
+class Source(BaseModel):
+    """Where an item came from."""
+
+    path: str | None = None
+    turn_id: str | None = None
+    tool_call_id: str | None = None
+
+
+class ContextItem(BaseModel):
+    """One thing that can reach the model, with its token cost and state.
+
+    `content` holds the text actually sent (a user's edit replaces it; `original` keeps what
+    was there before). Large contents are kept once in the blob store and referenced by
+    `content_hash`; the engine fills `content` back in when it loads them.
+    """
+
+    id: str
+    kind: ItemKind
+    layer: Layer
+    title: str
+    source: Source = Field(default_factory=Source)
+    content: str = ""
+    content_hash: str = ""
+    tokens: int = 0
+    state: ItemState = ItemState.INCLUDED
+    pinned: bool = False
+    origin: Origin = Origin.AUTO
+    turn_created: int = 0
+    turn_last_used: int = 0
+    original: str | None = None
+    """The content before the user edited it (None when never edited)."""
+    stub: str | None = None
+    """What is sent instead of `content` when the item is compacted (a one-line result)."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+    """Kind-specific data: tool name/arguments/is_error, assistant tool_call ids, ..."""
+
+    @property
+    def effective_layer(self) -> Layer:
+        """Pinned items count in the pinned layer, whatever their home layer."""
+        return Layer.PINNED if self.pinned else self.layer
+
+    @property
+    def edited(self) -> bool:
+        return self.original is not None
+
+    @property
+    def sent(self) -> bool:
+        """Whether any form of the item reaches the model."""
+        if self.pinned:
+            return True
+        if self.state in (ItemState.INCLUDED, ItemState.STALE):
+            return True
+        # A tool call must keep its result paired with the assistant's call: its stub goes.
+        return self.kind is ItemKind.TOOL_CALL
+
+    def sent_text(self) -> str:
+        """The text this item contributes to the request."""
+        if self.pinned or self.state in (ItemState.INCLUDED, ItemState.STALE):
+            return self.content
+        if self.kind is ItemKind.TOOL_CALL:
+            if self.state is ItemState.COMPACTED and self.stub:
+                return self.stub
+            return f"[{self.state.value} by the user; recall id {self.id}]"
+        return ""

@@ -1,0 +1,99 @@
+"""Workspace sources: the system prompt, tool schemas, project memory and session notes,
+each turned into items of the right layer. Bad files are reported, never fatal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from swetui.engine.assembly import tool_schema_text
+from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.messages import ToolSchema
+
+MEMORY_FILES = ("SWETUI.md", "AGENTS.md", "CLAUDE.md")
+MEMORY_MAX_BYTES = 64_000
+"""A memory file is cut here: it shares a 3,000-token layer, so more would only be noise."""
+
+SYSTEM_PROMPT = """\
+You are swetui's coding agent, working in the user's repository at {root}.
+
+Work in small, verifiable steps. Read before you edit: `edit_file` needs an exact, unique
+match of text you have seen. Prefer `grep` and `glob` to find things and `read_file` with
+offset and limit for large files. Every write and command may wait for the user's approval;
+when the user denies one, respect the reason they give. Keep answers short and concrete,
+name the files and functions you touched, and say plainly what is left to do.
+Earlier exchanges may be folded into headers and summaries; `recall` brings one back."""
+
+
+@dataclass
+class LoadedText:
+    """A text read from disk with what went wrong on the way, if anything."""
+
+    text: str
+    notes: list[str] = field(default_factory=list)
+
+
+def read_text_file(path: Path, max_bytes: int) -> LoadedText | None:
+    """Read at most `max_bytes` of a text file. Binary → None with nothing read further;
+    non-UTF-8 is decoded with replacement characters; both are noted."""
+    with open(path, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if b"\x00" in data[:8192]:
+        return None
+    notes = []
+    if len(data) > max_bytes:
+        data = data[:max_bytes]
+        size = path.stat().st_size
+        notes.append(f"cut to the first {max_bytes:,} of {size:,} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if len(data) > max_bytes - 4 and exc.start >= len(data) - 4:
+            text = data[:exc.start].decode("utf-8")  # a character split by the cut
+        else:
+            text = data.decode("utf-8", errors="replace")
+            notes.append("not valid UTF-8; undecodable bytes shown as �")
+    return LoadedText(text, notes)
+
+
+def system_items(root: Path, schemas: Iterable[ToolSchema],
+                 prompt: str = SYSTEM_PROMPT) -> list[ContextItem]:
+    """The system prompt and one item per tool schema (system layer)."""
+    items = [ContextItem(id="system", kind=ItemKind.SYSTEM_PROMPT, layer=Layer.SYSTEM,
+                         title="System prompt", content=prompt.format(root=root))]
+    for schema in schemas:
+        items.append(ContextItem(id=f"tool:{schema.name}", kind=ItemKind.TOOL_SCHEMA,
+                                 layer=Layer.SYSTEM, title=f"Tool {schema.name}",
+                                 content=tool_schema_text(schema)))
+    return items
+
+
+def memory_items(root: Path, notes_path: Path | None = None) -> tuple[list[ContextItem], list[str]]:
+    """Project memory files and session notes present in the workspace, and warnings for
+    the ones that could not be used as they are."""
+    items: list[ContextItem] = []
+    warnings: list[str] = []
+    candidates = [(name, root / name, ItemKind.MEMORY_FILE) for name in MEMORY_FILES]
+    if notes_path is not None:
+        candidates.append(("Session notes", notes_path, ItemKind.SESSION_NOTES))
+    for title, path, kind in candidates:
+        if not path.is_file():
+            continue
+        relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        try:
+            loaded = read_text_file(path, MEMORY_MAX_BYTES)
+        except OSError as exc:
+            warnings.append(f"{relative}: cannot be read ({exc.strerror or exc}); left out")
+            continue
+        if loaded is None:
+            warnings.append(f"{relative}: binary file, not used as memory")
+            continue
+        warnings.extend(f"{relative}: {note}" for note in loaded.notes)
+        if not loaded.text.strip():
+            continue
+        item_id = "notes" if kind is ItemKind.SESSION_NOTES else f"mem:{title}"
+        items.append(ContextItem(id=item_id, kind=kind, layer=Layer.MEMORY, title=title,
+                                 content=loaded.text, origin=Origin.USER,
+                                 source=Source(path=relative)))
+    return items, warnings

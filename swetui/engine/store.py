@@ -1,0 +1,168 @@
+"""The session store: an append-only JSONL event log, the source of truth of a session.
+
+Each committed event is flushed and fsynced before `append` returns, so killing the process
+at any moment loses nothing committed. A torn last line (the crash case) is skipped with a
+warning; so is any other line that cannot be read.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SessionLog:
+    """What loading a session file gave: its events in order and any warnings."""
+
+    session_id: str
+    events: list[dict[str, Any]]
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SessionInfo:
+    session_id: str
+    path: Path
+    modified: float
+    events: int
+    title: str
+
+
+def new_session_id() -> str:
+    """A sortable, unique id: UTC time plus four random hex digits."""
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+class SessionStore:
+    """Appends events to `<sessions>/<id>.jsonl`; with no directory it keeps them in memory
+    (a read-only workspace still works, it just cannot persist)."""
+
+    def __init__(self, directory: Path | None, session_id: str | None = None) -> None:
+        self.session_id = session_id or new_session_id()
+        self.directory = directory
+        self.path = directory / f"{self.session_id}.jsonl" if directory else None
+        self.events: list[dict[str, Any]] = []
+        self._handle: IO[str] | None = None
+        self._seq = 0
+        self.error: str | None = None
+
+    @property
+    def persistent(self) -> bool:
+        return self.path is not None and self.error is None
+
+    def open(self) -> None:
+        """Open the file for appending; on failure fall back to memory and say why."""
+        if self.path is None or self._handle is not None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open(self.path, "a", encoding="utf-8")
+        except OSError as exc:
+            self.error = f"cannot write {self.path}: {exc.strerror or exc}"
+
+    def continue_from(self, loaded: SessionLog) -> None:
+        self.events = list(loaded.events)
+        self._seq = max((event.get("seq", 0) for event in loaded.events), default=0)
+
+    def append(self, event_type: str, data: dict[str, Any], *, commit: bool = True) -> dict[str, Any]:
+        """Record an event; `commit` makes it durable (fsync) before returning."""
+        self._seq += 1
+        event = {"seq": self._seq, "ts": round(time.time(), 3), "type": event_type, **data}
+        self.events.append(event)
+        self.open()
+        if self._handle is not None and self.error is None:
+            try:
+                self._handle.write(json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+                                   + "\n")
+                if commit:
+                    self._handle.flush()
+                    os.fsync(self._handle.fileno())
+            except (OSError, ValueError) as exc:
+                self.error = f"cannot write {self.path}: {getattr(exc, 'strerror', None) or exc}"
+                log.warning("session store: %s", self.error)
+        return event
+
+    def close(self) -> None:
+        if self._handle is not None:
+            try:
+                self._handle.flush()
+                os.fsync(self._handle.fileno())
+                self._handle.close()
+            except (OSError, ValueError):
+                pass
+            self._handle = None
+
+
+def load_session(path: Path, *, repair: bool = False) -> SessionLog:
+    """Read a session file; unreadable lines are skipped with a warning, never raised.
+    With `repair`, a torn last line is cut off the file so that appending resumes cleanly."""
+    session_id = path.stem
+    warnings: list[str] = []
+    events: list[dict[str, Any]] = []
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return SessionLog(session_id, [], [f"{path}: cannot be read ({exc.strerror or exc})"])
+    lines = data.split(b"\n")
+    torn_tail = bool(lines and lines[-1])  # a last line without its newline: a crash mid-write
+    tail_complete = False
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            event = json.loads(raw.decode("utf-8"))
+            if not isinstance(event, dict) or "type" not in event:
+                raise ValueError("not an event")
+        except (ValueError, UnicodeDecodeError):
+            if torn_tail and number == len(lines):
+                warnings.append(f"{path.name}: the last line was cut off (the process was "
+                                "probably killed while writing); it was skipped")
+            else:
+                warnings.append(f"{path.name}, line {number}: unreadable, skipped")
+            continue
+        events.append(event)
+        tail_complete = number == len(lines)
+    if torn_tail and repair:
+        _repair_tail(path, data, tail_complete)
+    return SessionLog(session_id, events, warnings)
+
+
+def _repair_tail(path: Path, data: bytes, complete: bool) -> None:
+    """End the file on a line boundary: finish a complete last line, cut a torn one."""
+    try:
+        with open(path, "r+b") as handle:
+            if complete:
+                handle.seek(0, os.SEEK_END)
+                handle.write(b"\n")
+            else:
+                handle.truncate(data.rfind(b"\n") + 1)
+    except OSError:
+        pass
+
+
+def list_sessions(directory: Path) -> list[SessionInfo]:
+    """Sessions in a workspace, newest first, with the first user input as a title."""
+    infos = []
+    try:
+        paths = sorted(directory.glob("*.jsonl"))
+    except OSError:
+        return []
+    for path in paths:
+        loaded = load_session(path) if path.stat().st_size < 50_000_000 else None
+        events = loaded.events if loaded else []
+        title = next((str(event.get("text", ""))[:60] for event in events
+                      if event.get("type") == "user_input"), "")
+        infos.append(SessionInfo(path.stem, path, path.stat().st_mtime, len(events),
+                                 title or "(no input yet)"))
+    infos.sort(key=lambda info: info.modified, reverse=True)
+    return infos

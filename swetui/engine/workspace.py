@@ -1,0 +1,157 @@
+"""A workspace session: the engine filled from the workspace's sources and bound to its log.
+
+Opening never fails on the workspace's content: unreadable memory files, a read-only
+workspace or a corrupt session file become notices, and swetui carries on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from swetui.config import Settings
+from swetui.engine.blobs import INLINE_LIMIT, BlobStore
+from swetui.engine.budget import BudgetSettings
+from swetui.engine.bus import EventBus
+from swetui.engine.context import ContextEngine
+from swetui.engine.items import ContextItem, ItemKind
+from swetui.engine.sources import memory_items, system_items
+from swetui.engine.store import SessionLog, SessionStore, list_sessions, load_session
+from swetui.engine.tokens import TokenCounter
+from swetui.messages import ToolSchema
+from swetui.paths import WorkspacePaths
+
+SOURCE_KINDS = frozenset({ItemKind.SYSTEM_PROMPT, ItemKind.TOOL_SCHEMA, ItemKind.MEMORY_FILE,
+                          ItemKind.SESSION_NOTES})
+
+
+class WorkspaceError(Exception):
+    """The workspace cannot be opened at all (missing, not a directory, unreadable)."""
+
+
+def budget_settings(settings: Settings) -> BudgetSettings:
+    return BudgetSettings(limit=settings.context_limit, threshold=settings.compaction_threshold,
+                          reserve=settings.reserve_tokens, memory=settings.memory_budget,
+                          summary=settings.summary_budget, task_share=settings.task_share)
+
+
+def check_workspace(path: Path) -> Path:
+    """The workspace's resolved root, or a WorkspaceError that says what is wrong."""
+    try:
+        root = path.expanduser().resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise WorkspaceError(f"{path}: no such directory") from None
+    if not root.is_dir():
+        raise WorkspaceError(f"{path}: not a directory")
+    try:
+        next(root.iterdir(), None)
+    except OSError as exc:
+        raise WorkspaceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    return root
+
+
+@dataclass
+class Workspace:
+    """The engine of one workspace, its store and what the user should be told."""
+
+    root: Path
+    settings: Settings
+    paths: WorkspacePaths
+    engine: ContextEngine
+    store: SessionStore
+    notices: list[str] = field(default_factory=list)
+    replayed: list[dict[str, Any]] = field(default_factory=list)
+    """Events of a resumed session (the agent and UI rebuild their own state from them)."""
+
+    @property
+    def session_id(self) -> str:
+        return self.store.session_id
+
+    def record(self, event_type: str, data: dict[str, Any], *, commit: bool = True) -> None:
+        self.store.append(event_type, data, commit=commit)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _snapshot(item: ContextItem, blobs: BlobStore) -> dict[str, Any]:
+    data = item.model_dump(mode="json", exclude_defaults=True)
+    data["id"] = item.id
+    if len(item.content) > INLINE_LIMIT:
+        blobs.put(item.content, item.content_hash)
+        data.pop("content", None)
+        data["content_hash"] = item.content_hash
+    return data
+
+
+def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema], *,
+                   model: str = "", resume: str | None = None, continue_last: bool = False,
+                   persist: bool = True, bus: EventBus | None = None,
+                   counter: TokenCounter | None = None) -> Workspace:
+    """Open `path`: load sources, replay a resumed session, bind the log for new events."""
+    root = check_workspace(path)
+    paths = WorkspacePaths(root)
+    notices: list[str] = []
+    writable = persist and paths.writable()
+    if persist and not writable:
+        notices.append(f"{root} is not writable: this session cannot be saved "
+                       "(context is shown, nothing is persisted)")
+    blobs = BlobStore(paths.dir / "blobs" if writable else None)
+    engine = ContextEngine(budget_settings(settings), counter=counter, bus=bus, blobs=blobs,
+                           model=model)
+    items = system_items(root, schemas)
+    memory, warnings = memory_items(root, paths.session_notes)
+    notices.extend(warnings)
+    engine.add_many([*items, *memory], reason="loaded")
+
+    loaded: SessionLog | None = None
+    if resume or continue_last:
+        loaded = _find_session(paths, resume, continue_last, notices)
+    store = SessionStore(paths.sessions if writable else None,
+                         loaded.session_id if loaded else None)
+    replayed: list[dict[str, Any]] = []
+    if loaded is not None:
+        notices.extend(loaded.warnings)
+        store.continue_from(loaded)
+        replayed = loaded.events
+        _replay(engine, loaded.events)
+    engine.recorder = lambda item: store.append("item", {"item": _snapshot(item, blobs)})
+    return Workspace(root, settings, paths, engine, store, notices, replayed)
+
+
+def _find_session(paths: WorkspacePaths, resume: str | None, continue_last: bool,
+                  notices: list[str]) -> SessionLog | None:
+    if resume:
+        candidate = paths.sessions / f"{resume}.jsonl"
+        if not candidate.is_file():
+            raise WorkspaceError(f"no session {resume!r} in {paths.sessions} "
+                                 "(`swetui sessions` lists them)")
+        return load_session(candidate, repair=True)
+    sessions = list_sessions(paths.sessions)
+    if not sessions:
+        notices.append("no earlier session to continue; starting a new one")
+        return None
+    return load_session(sessions[0].path, repair=True)
+
+
+def _replay(engine: ContextEngine, events: list[dict[str, Any]]) -> None:
+    """Rebuild the item set: the last record of each item wins. Source items keep the
+    content just read from disk unless the user had edited them."""
+    latest: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if event.get("type") == "item" and isinstance(event.get("item"), dict):
+            latest[event["item"].get("id", "")] = event["item"]
+        elif event.get("type") == "turn_started":
+            engine.turn = max(engine.turn, int(event.get("turn", 0)))
+    with engine.batch("session restored"):
+        for data in latest.values():
+            try:
+                item = ContextItem.model_validate(data)
+            except ValueError:
+                continue
+            if item.kind in SOURCE_KINDS and item.id in engine and item.original is None:
+                current = engine.get(item.id)
+                item = current.model_copy(update={"state": item.state, "pinned": item.pinned})
+            engine.load(item)
