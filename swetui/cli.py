@@ -1,2 +1,126 @@
-def main(argv=None):
-    return 0
+"""Command line: `swetui [PATH]` and the headless commands `run`, `context`, `init`, `sessions`.
+
+Imports are lazy so `swetui --version` answers without loading Textual or the tokenizer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from swetui import __version__
+
+COMMANDS = ("run", "context", "init", "sessions")
+EXIT_USAGE = 2
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", metavar="PROVIDER:MODEL",
+                        help="model to use: offline, openai:MODEL, anthropic:MODEL, ollama:MODEL")
+    parser.add_argument("--mode", choices=("ask", "auto-edit", "auto"),
+                        help="approval mode (default: ask)")
+    parser.add_argument("--context-limit", type=int, metavar="N",
+                        help="the model's context window in tokens (default 256000)")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument("--continue", dest="continue_last", action="store_true",
+                        help="continue the most recent session of the workspace")
+    resume.add_argument("--resume", metavar="ID", help="reopen session ID")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="swetui",
+        description="A full-screen terminal workspace for an AI coding agent: see and steer "
+                    "its context, approve its edits and commands.",
+        epilog="commands: run PROMPT [PATH] · context [PATH] [--json] · init [PATH] · "
+               "sessions [PATH]  (swetui COMMAND --help for each)",
+    )
+    parser.add_argument("--version", action="version", version=f"swetui {__version__}")
+    parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
+    parser.add_argument("--theme", metavar="NAME", help="colour theme")
+    _common(parser)
+    return parser
+
+
+def build_command_parser(command: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"swetui {command}")
+    if command == "run":
+        parser.description = ("Run one turn headless: stream the agent's reasoning, actions "
+                              "and answer to stdout. Writes and commands are denied unless --yes.")
+        parser.add_argument("prompt", help="what to ask the agent")
+        parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
+        parser.add_argument("--yes", action="store_true",
+                            help="approve writes and commands (protected ones still need "
+                                 "the full-screen workspace)")
+        _common(parser)
+    elif command == "context":
+        parser.description = "Show what the next request would contain: layers, items, tokens."
+        parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+        _common(parser)
+    elif command == "init":
+        parser.description = "Write SWETUI.md: the project memory the agent reads every turn."
+        parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
+        parser.add_argument("--force", action="store_true", help="overwrite an existing file")
+    elif command == "sessions":
+        parser.description = "List the workspace's sessions (reopen one with --resume ID)."
+        parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
+    return parser
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> int:
+    print(f"swetui: {message}", file=sys.stderr)
+    return code
+
+
+def _options(args: argparse.Namespace):
+    from swetui.options import LaunchOptions
+
+    return LaunchOptions(path=Path(args.path), model=getattr(args, "model", None),
+                         mode=getattr(args, "mode", None), theme=getattr(args, "theme", None),
+                         context_limit=getattr(args, "context_limit", None),
+                         resume=getattr(args, "resume", None),
+                         continue_last=getattr(args, "continue_last", False),
+                         yes=getattr(args, "yes", False))
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in COMMANDS:
+            command = argv.pop(0)
+            args = build_command_parser(command).parse_args(argv)
+            return _dispatch(command, args)
+        args = build_parser().parse_args(argv)
+        from swetui.ui.app import run_workspace
+
+        return run_workspace(_options(args))
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit as exc:  # argparse's --help / usage errors
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+
+
+def _dispatch(command: str, args: argparse.Namespace) -> int:
+    from swetui.config import ConfigError
+    from swetui.engine.workspace import WorkspaceError
+
+    try:
+        if command == "context":
+            from swetui.commands.context import show_context
+
+            return show_context(_options(args), as_json=args.json)
+        if command == "init":
+            from swetui.commands.init import init_memory_file
+
+            return init_memory_file(Path(args.path), force=args.force)
+        if command == "sessions":
+            from swetui.commands.sessions import show_sessions
+
+            return show_sessions(Path(args.path))
+        from swetui.commands.run import run_once
+
+        return run_once(_options(args), args.prompt)
+    except (ConfigError, WorkspaceError) as exc:
+        return _fail(str(exc))

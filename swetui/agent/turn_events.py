@@ -59,6 +59,8 @@ class ToolCallFinished(_Event):
     content: str
     """The full result, shown when the line is expanded."""
     is_error: bool = False
+    path: str | None = None
+    """The workspace file the tool touched, if any."""
 
 
 class ModelCallFinished(_Event):
@@ -67,6 +69,8 @@ class ModelCallFinished(_Event):
     output_tokens: int
     measured: bool
     """True when the provider reported the counts, False for estimates."""
+    duration: float = 0.0
+    error: str | None = None
 
 
 class TurnFinished(_Event):

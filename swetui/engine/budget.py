@@ -31,7 +31,8 @@ class BudgetSettings(BaseModel):
             case Layer.RESERVE:
                 return self.reserve
             case Layer.HISTORY:
-                fixed = self.memory + self.summary + self.reserve + int(self.limit * self.task_share)
+                task = int(self.limit * self.task_share)
+                fixed = self.memory + self.summary + self.reserve + task
                 return max(0, self.limit - fixed)
         return None
 

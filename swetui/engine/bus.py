@@ -23,7 +23,8 @@ class EventBus:
     def __init__(self) -> None:
         self._listeners: list[tuple[type[BaseModel] | None, Listener]] = []
 
-    def subscribe(self, listener: Listener, kind: type[BaseModel] | None = None) -> Callable[[], None]:
+    def subscribe(self, listener: Listener,
+                  kind: type[BaseModel] | None = None) -> Callable[[], None]:
         """Call `listener` for every event (or only events of `kind`); returns an unsubscribe."""
         entry = (kind, listener)
         self._listeners.append(entry)

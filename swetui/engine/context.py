@@ -121,7 +121,8 @@ class ContextEngine:
         self._replace(item, reason)
         return item
 
-    def set_content(self, item_id: str, content: str, *, reason: str = "content changed") -> ContextItem:
+    def set_content(self, item_id: str, content: str, *,
+                    reason: str = "content changed") -> ContextItem:
         return self.update(item_id, content=content, reason=reason)
 
     def pin(self, item_id: str) -> ContextItem:

@@ -74,7 +74,8 @@ class SessionStore:
         self.events = list(loaded.events)
         self._seq = max((event.get("seq", 0) for event in loaded.events), default=0)
 
-    def append(self, event_type: str, data: dict[str, Any], *, commit: bool = True) -> dict[str, Any]:
+    def append(self, event_type: str, data: dict[str, Any], *,
+               commit: bool = True) -> dict[str, Any]:
         """Record an event; `commit` makes it durable (fsync) before returning."""
         self._seq += 1
         event = {"seq": self._seq, "ts": round(time.time(), 3), "type": event_type, **data}

@@ -56,10 +56,13 @@ def load_encoder() -> tuple[str, Callable[[str], int]]:
         except Exception as exc:  # a corrupt cache or a missing plugin: try the next one
             log.warning("token encoding %s unavailable: %s", name, exc)
             continue
-        encode = encoding.encode_ordinary
-        return name, lambda text: len(encode(text))
+        return name, _counter(encoding.encode_ordinary)
     log.warning("no tiktoken encoding available offline; estimating tokens as characters/4")
     return "estimate", _estimate
+
+
+def _counter(encode: Callable[[str], list[int]]) -> Callable[[str], int]:
+    return lambda text: len(encode(text))
 
 
 def _estimate(text: str) -> int:

@@ -1,0 +1,345 @@
+"""`AgentSession`: a workspace, a model and a toolbox — the one object the UI and
+`swetui run` drive. It owns the turn task so esc can cancel it, and restores a resumed
+session's pending approvals as pending (never executed)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from swetui.agent.event_log import EventLog
+from swetui.agent.notes import SessionNotes
+from swetui.agent.tools.base import ToolResult
+from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.agent.transcript import rebuild_transcript
+from swetui.agent.turn import TurnLoop
+from swetui.agent.turn_events import CompactionNotice, TurnFinished
+from swetui.commands.context import settings_for
+from swetui.engine.bus import EventBus
+from swetui.engine.events import EngineNotice
+from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.engine.sources import read_text_file
+from swetui.engine.workspace import Workspace, open_workspace
+from swetui.options import LaunchOptions
+
+log = logging.getLogger(__name__)
+
+ADD_PATH_MAX_BYTES = 256_000
+
+
+class SessionBusy(RuntimeError):
+    """A turn is already running."""
+
+
+class AgentSession:
+    """Everything one open workspace session needs, wired together."""
+
+    def __init__(self, workspace: Workspace, provider: Any, model: str, *, mode: str,
+                 env: Mapping[str, str]) -> None:
+        from swetui.agent.approvals import ApprovalQueue
+        from swetui.agent.events import ApprovalDecided, ApprovalRequested
+        from swetui.agent.toolbox import Toolbox
+
+        self.workspace = workspace
+        self.engine = workspace.engine
+        self.bus: EventBus = workspace.engine.bus
+        self.root = workspace.root
+        self.settings = workspace.settings
+        self.provider = provider
+        self.model = model
+        self.env = dict(env)
+        self.queue = ApprovalQueue(self.bus)
+        self.toolbox = Toolbox(self.root, self.settings, self.queue, self.bus,
+                               recall=self._recall, mode=mode)
+        self.notes = SessionNotes(workspace.paths.session_notes, self.engine)
+        self._task: asyncio.Task[TurnFinished] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self._compactions: list[str] = []
+        self._deferred: list[Any] = []
+        logs = workspace.paths.logs / f"{workspace.session_id}.log" \
+            if workspace.store.persistent else None
+        self.event_log = EventLog(logs)
+        self.bus.subscribe(self.event_log)
+        self.bus.subscribe(self._record_approval, ApprovalRequested)
+        self.bus.subscribe(self._record_approval, ApprovalDecided)
+        self.engine.model = model
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, options: LaunchOptions, *, env: Mapping[str, str] | None = None,
+             provider: Any = None) -> AgentSession:
+        """Open a workspace session; raises ConfigError, WorkspaceError or
+        ProviderConfigError with a one-line message."""
+        from swetui.providers import create_provider, resolve_model
+
+        env = dict(os.environ if env is None else env)
+        root, settings = settings_for(options)
+        model = resolve_model(options.model, env, settings.model)
+        if provider is None:
+            provider = create_provider(model, env, timeout=settings.request_timeout)
+        workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
+                                   resume=options.resume, continue_last=options.continue_last)
+        session = cls(workspace, provider, model, mode=settings.mode, env=env)
+        session._restore_pending()
+        return session
+
+    @property
+    def notices(self) -> list[str]:
+        return self.workspace.notices
+
+    @property
+    def session_id(self) -> str:
+        return self.workspace.session_id
+
+    @property
+    def mode(self) -> str:
+        return self.toolbox.mode
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    @property
+    def notes_path(self) -> Path:
+        return self.workspace.paths.session_notes
+
+    # -- turns -----------------------------------------------------------------------------
+
+    async def send(self, text: str) -> TurnFinished:
+        """Run one user turn; returns when the model stops, fails or is interrupted."""
+        if self.busy:
+            raise SessionBusy("the agent is still working; press esc to interrupt it first")
+        loop = TurnLoop(self, text)
+        self._task = asyncio.create_task(loop.run(), name="swetui-turn")
+        try:
+            finished = await asyncio.shield(self._task)
+        except asyncio.CancelledError:
+            # Our caller was cancelled: stop the turn too, and let it close cleanly.
+            self._task.cancel()
+            finished = await self._task
+        self.notes.after_turn(finished, loop.text)
+        return finished
+
+    def cancel(self) -> bool:
+        """Interrupt the running turn (the UI's esc); False when nothing runs."""
+        if not self.busy:
+            return False
+        assert self._task is not None
+        self._task.cancel()
+        return True
+
+    def record(self, event_type: str, data: dict[str, Any], *, commit: bool = True) -> None:
+        self.workspace.record(event_type, data, commit=commit)
+
+    def error_result(self, message: str, *, summary: str) -> ToolResult:
+        return ToolResult(content=f"Error: {message}", is_error=True, summary=summary)
+
+    # -- compaction ------------------------------------------------------------------------
+
+    async def compact_if_needed(self) -> None:
+        if self.settings.auto_compact and self.engine.budget().needs_compaction:
+            finished = await self.compact("auto")
+            if finished is not None:
+                self.bus.publish(CompactionNotice(
+                    turn=self.engine.turn,
+                    message=f"compacted {len(finished.folded)} items: "
+                            f"{finished.tokens_before:,} → {finished.tokens_after:,} tokens"))
+
+    def preview_compaction(self, item_ids: list[str] | None = None,
+                           instructions: str | None = None) -> Any:
+        from swetui.engine.compaction import StructuralCompactor
+
+        return StructuralCompactor().plan(self.engine, item_ids=item_ids,
+                                          instructions=instructions)
+
+    async def compact(self, trigger: str = "manual", instructions: str | None = None,
+                      item_ids: list[str] | None = None) -> Any:
+        """Fold items (all eligible, or the user's selection); None when nothing folds."""
+        from swetui.engine.compaction import StructuralCompactor
+
+        compactor = StructuralCompactor()
+        plan = compactor.plan(self.engine, item_ids=item_ids, instructions=instructions)
+        if not plan.folds:
+            return None
+        finished = compactor.apply(self.engine, plan, trigger=trigger)
+        self._compactions.append(finished.compaction_id)
+        self.record("compaction", finished.model_dump(mode="json"))
+        return finished
+
+    def undo_compaction(self) -> str:
+        from swetui.engine.compaction import undo
+
+        if not self._compactions:
+            return "Nothing to undo: no compaction in this session yet."
+        compaction_id = self._compactions.pop()
+        undone = undo(self.engine, compaction_id)
+        self.record("compaction_undone", {"compaction_id": compaction_id})
+        return f"Compaction undone: {len(undone.restored)} items restored."
+
+    def _recall(self, item_id: str, form: str) -> str:
+        from swetui.engine.compaction import recall
+
+        return recall(self.engine, item_id, form)
+
+    # -- edits, files, settings ------------------------------------------------------------
+
+    def undo_edit(self) -> str:
+        message = self.toolbox.undo()
+        self.record("undo", {"message": message})
+        return message
+
+    def add_path(self, path: str) -> ContextItem:
+        """Add a workspace file to the context (`@path`), as a user item in the task layer."""
+        from swetui.agent.tools.workspace import resolve_inside
+
+        target = resolve_inside(self.root, path)
+        relative = target.relative_to(self.root).as_posix()
+        if not target.exists():
+            raise ValueError(f"{path}: no such file in the workspace")
+        if target.is_dir():
+            raise ValueError(f"{path}: is a directory; name a file")
+        try:
+            loaded = read_text_file(target, ADD_PATH_MAX_BYTES)
+        except OSError as exc:
+            raise ValueError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        if loaded is None:
+            raise ValueError(f"{path}: binary file, not added")
+        for item in self.engine.by_source(relative):
+            if item.kind is ItemKind.FILE and item.origin is Origin.USER:
+                return self.engine.set_content(item.id, loaded.text, reason="re-added")
+        note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
+        item = ContextItem(id=self.engine.new_id("f"), kind=ItemKind.FILE, layer=Layer.TASK,
+                           title=f"{relative}{note}", content=loaded.text, origin=Origin.USER,
+                           source=Source(path=relative), turn_created=self.engine.turn,
+                           meta={"added_by": "@path"})
+        return self.engine.add(item, reason=f"you added {relative}")
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in ("ask", "auto-edit", "auto"):
+            raise ValueError(f"unknown mode {mode!r}: use ask, auto-edit or auto")
+        self.toolbox.mode = mode
+        self.record("mode", {"mode": mode})
+
+    def set_model(self, spec: str) -> None:
+        """Switch model (e.g. `offline`, `openai:gpt-4o`); raises ProviderConfigError."""
+        from swetui.providers import create_provider
+
+        provider = create_provider(spec, self.env, timeout=self.settings.request_timeout)
+        old, self.provider = self.provider, provider
+        self.model = self.engine.model = spec
+        self.record("model", {"model": spec})
+        self._spawn(old.aclose())
+
+    def init_memory(self) -> Path:
+        """Write SWETUI.md (keeps an existing one) and load it as memory."""
+        from swetui.engine.project_memory import build_project_memory
+        from swetui.engine.sources import memory_items
+
+        target = self.root / "SWETUI.md"
+        if not target.exists():
+            target.write_text(build_project_memory(self.root), encoding="utf-8")
+        items, _ = memory_items(self.root)
+        for item in items:
+            if item.id == "mem:SWETUI.md":
+                self.engine.add(item, reason="project memory written")
+        return target
+
+    def stats(self) -> dict[str, Any]:
+        budget = self.engine.budget()
+        return {"session": self.session_id, "model": self.model, "mode": self.mode,
+                "turns": self.engine.turn, "items": len(self.engine),
+                "tokens": budget.total, "limit": budget.limit,
+                "percent": round(budget.percent, 1), "measured": budget.measured,
+                "calibration": self.engine.calibration(),
+                "pending_approvals": len(self.queue.pending()),
+                "compactions": len(self._compactions),
+                "persisted": self.workspace.store.persistent}
+
+    def transcript(self) -> list[BaseModel]:
+        """The turn events of the session so far (a resumed one), to re-render it."""
+        return rebuild_transcript(self.workspace.store.events)
+
+    def sessions(self) -> list[Any]:
+        from swetui.engine.store import list_sessions
+
+        return list_sessions(self.workspace.paths.sessions)
+
+    # -- approvals across restarts ---------------------------------------------------------
+
+    def _record_approval(self, event: BaseModel) -> None:
+        name = type(event).__name__
+        if name == "ApprovalRequested":
+            self.record("approval_requested",
+                        {"action": event.action.model_dump(mode="json")})  # type: ignore[attr-defined]
+        else:
+            self.record("approval_decided", {
+                "action_id": event.action_id,  # type: ignore[attr-defined]
+                "decision": event.decision.model_dump(mode="json"),  # type: ignore[attr-defined]
+                "by": getattr(event, "by", "user")})
+
+    def _restore_pending(self) -> None:
+        """Actions that were waiting when the last process ended come back pending."""
+        from swetui.agent.approvals import PendingAction
+
+        requested: dict[str, dict[str, Any]] = {}
+        for event in self.workspace.replayed:
+            if event.get("type") == "approval_requested":
+                action = event.get("action") or {}
+                requested[action.get("id", "")] = action
+            elif event.get("type") == "approval_decided":
+                requested.pop(event.get("action_id", ""), None)
+        actions = []
+        for data in requested.values():
+            try:
+                actions.append(PendingAction.model_validate(data))
+            except ValueError:
+                self.bus.publish(EngineNotice(message="a pending approval could not be restored"))
+        if not actions:
+            return
+        self.queue.restore(actions)
+        for action in actions:
+            self._spawn(self._resume_action(action))
+
+    async def _resume_action(self, action: Any) -> None:
+        result = await self.toolbox.resume(action)
+        self.engine.add(ContextItem(
+            id=self.engine.new_id("c"), kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
+            title=f"{action.call.name} (approved after restart)", content=result.content,
+            origin=Origin.AGENT, turn_created=self.engine.turn,
+            source=Source(path=result.path, tool_call_id=action.call.id),
+            meta={"name": action.call.name, "arguments": action.call.arguments,
+                  "is_error": result.is_error, "summary": result.summary}))
+        self.record("tool_result", {"turn": self.engine.turn, "call_id": action.call.id,
+                                    "name": action.call.name, "summary": result.summary,
+                                    "content": result.content[:20_000],
+                                    "is_error": result.is_error, "path": result.path})
+
+    def _spawn(self, coroutine: Any) -> None:
+        try:
+            task = asyncio.get_running_loop().create_task(coroutine)
+        except RuntimeError:  # no loop yet (opened before the app runs): start later
+            self._deferred.append(coroutine)
+            return
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def start(self) -> None:
+        """Start work deferred until an event loop runs (restored approvals)."""
+        deferred, self._deferred = self._deferred, []
+        for coroutine in deferred:
+            self._spawn(coroutine)
+
+    async def aclose(self) -> None:
+        self.cancel()
+        for task in list(self._background):
+            task.cancel()
+        await self.provider.aclose()
+        self.event_log.close()
+        self.workspace.close()

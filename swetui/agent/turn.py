@@ -1,0 +1,263 @@
+"""The turn loop of DESIGN §4: input → retrieval → assemble → threshold check → stream →
+tools through approvals → results become items → repeat until the model stops.
+
+Cancellation (the UI's esc) may land at any await: the loop then closes the turn so the
+session stays consistent — the partial answer is kept and marked interrupted, and every tool
+call the model made gets a result item, so the next request pairs calls and results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from swetui.agent.turn_events import (
+    AnswerChunk,
+    ModelCallFinished,
+    ModelCallStarted,
+    ReasoningChunk,
+    RetrievalDone,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.messages import ToolCall
+from swetui.providers.events import (
+    Done,
+    ReasoningDelta,
+    StreamError,
+    TextDelta,
+    ToolCallEnd,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from swetui.agent.session import AgentSession
+
+MAX_STEPS = 25
+"""Model calls one turn may make before swetui stops it (a runaway tool loop)."""
+RESULT_LOG_CHARS = 20_000
+"""Tool output kept in the session log for the transcript (the item keeps it all)."""
+
+
+@dataclass
+class StepOutcome:
+    """What one model call produced."""
+
+    text_parts: list[str] = field(default_factory=list)
+    reasoning_parts: list[str] = field(default_factory=list)
+    calls: list[ToolCallEnd] = field(default_factory=list)
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    measured: bool = False
+
+    @property
+    def text(self) -> str:
+        return "".join(self.text_parts)
+
+    @property
+    def reasoning(self) -> str:
+        return "".join(self.reasoning_parts)
+
+
+def _title(text: str, limit: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class TurnLoop:
+    """Runs one user turn for a session; `run` is cancellable at any point."""
+
+    def __init__(self, session: AgentSession, text: str) -> None:
+        self.session = session
+        self.engine = session.engine
+        self.text = text
+        self.turn = 0
+        self.started = time.monotonic()
+        self.answer: list[str] = []
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.open_calls: dict[str, ToolCallEnd] = {}
+        self.partial: StepOutcome | None = None
+
+    def publish(self, event: Any) -> None:
+        self.session.bus.publish(event)
+
+    async def run(self) -> TurnFinished:
+        engine = self.engine
+        engine.turn += 1
+        self.turn = turn = engine.turn
+        self.session.record("turn_started", {"turn": turn, "text": self.text})
+        self.publish(TurnStarted(turn=turn, text=self.text))
+        engine.add(ContextItem(id=engine.new_id("u"), kind=ItemKind.USER_MESSAGE,
+                               layer=Layer.HISTORY, title=_title(self.text), content=self.text,
+                               origin=Origin.USER, turn_created=turn, turn_last_used=turn,
+                               source=Source(turn_id=f"t{turn}")), reason="you wrote")
+        try:
+            await self._retrieve()
+            error = None
+            for step in range(1, MAX_STEPS + 1):
+                outcome = await self._step(step)
+                if outcome.error:
+                    error = outcome.error
+                    break
+                if not outcome.calls:
+                    break
+                await self._run_tools(outcome.calls)
+            else:
+                error = f"stopped after {MAX_STEPS} model calls in one turn"
+            return self._finish(interrupted=bool(error and self.partial), error=error)
+        except asyncio.CancelledError:
+            self._close_interrupted()
+            return self._finish(interrupted=True, error=None)
+
+    # -- steps -----------------------------------------------------------------------------
+
+    async def _retrieve(self) -> None:
+        session = self.session
+        try:
+            from swetui.engine.retrieval import retire_task_items, retrieve
+        except ImportError:  # retrieval not installed: the model can still use its tools
+            return
+        retire_task_items(self.engine, self.turn)
+        result = await asyncio.to_thread(retrieve, session.root, self.text, self.engine,
+                                         turn=self.turn)
+        with self.engine.batch("retrieved for this request"):
+            for item in result.items:
+                self.engine.add(item, reason="retrieved")
+        ids = tuple(item.id for item in result.items)
+        session.record("retrieval", {"turn": self.turn, "items": list(ids),
+                                     "summary": result.summary})
+        self.publish(RetrievalDone(turn=self.turn, item_ids=ids, summary=result.summary))
+
+    async def _step(self, step: int) -> StepOutcome:
+        session = self.session
+        await session.compact_if_needed()
+        assembled = self.engine.assemble()
+        estimate = assembled.total
+        self.publish(ModelCallStarted(turn=self.turn, step=step, model=session.model,
+                                      input_tokens=estimate))
+        started = time.monotonic()
+        outcome = StepOutcome(input_tokens=estimate)
+        self.partial = outcome
+        async for event in session.provider.stream(assembled.request):
+            if isinstance(event, TextDelta):
+                outcome.text_parts.append(event.text)
+                self.publish(AnswerChunk(turn=self.turn, text=event.text))
+            elif isinstance(event, ReasoningDelta):
+                outcome.reasoning_parts.append(event.text)
+                self.publish(ReasoningChunk(turn=self.turn, text=event.text))
+            elif isinstance(event, ToolCallEnd):
+                outcome.calls.append(event)
+            elif isinstance(event, Usage):
+                if event.input_tokens:
+                    outcome.input_tokens = event.input_tokens
+                    outcome.measured = True
+                    self.engine.record_usage(event.input_tokens, estimate)
+                outcome.output_tokens = event.output_tokens or outcome.output_tokens
+            elif isinstance(event, StreamError):
+                outcome.error = event.message
+            elif isinstance(event, Done):
+                pass
+        if not outcome.output_tokens:
+            outcome.output_tokens = self.engine.counter.count(outcome.text + outcome.reasoning)
+        self.input_tokens += outcome.input_tokens
+        self.output_tokens += outcome.output_tokens
+        self.partial = None
+        self._commit_assistant(outcome, interrupted=bool(outcome.error))
+        duration = time.monotonic() - started
+        session.record("model_call", {"turn": self.turn, "step": step, "model": session.model,
+                                      "input_tokens": outcome.input_tokens,
+                                      "estimated_input": estimate,
+                                      "output_tokens": outcome.output_tokens,
+                                      "measured": outcome.measured,
+                                      "duration": round(duration, 3), "error": outcome.error})
+        self.publish(ModelCallFinished(turn=self.turn, step=step,
+                                       input_tokens=outcome.input_tokens,
+                                       output_tokens=outcome.output_tokens,
+                                       measured=outcome.measured, duration=round(duration, 3),
+                                       error=outcome.error))
+        return outcome
+
+    def _commit_assistant(self, outcome: StepOutcome, *, interrupted: bool) -> None:
+        """The assistant's message becomes an item (also when cut short)."""
+        if outcome.text:
+            self.answer.append(outcome.text)
+        if not (outcome.text or outcome.calls or outcome.reasoning):
+            return
+        content = outcome.text + ("\n\n[interrupted]" if interrupted and outcome.text else "")
+        calls = list(outcome.calls)
+        for call in calls:
+            self.open_calls[call.id] = call
+        names = ", ".join(call.name for call in calls)
+        title = (_title(outcome.text) if outcome.text
+                 else f"calls {names}" if names else "(thinking)")
+        self.engine.add(ContextItem(
+            id=self.engine.new_id("a"), kind=ItemKind.ASSISTANT_MESSAGE, layer=Layer.HISTORY,
+            title=title, content=content, origin=Origin.AGENT, turn_created=self.turn,
+            turn_last_used=self.turn, source=Source(turn_id=f"t{self.turn}"),
+            meta={"tool_call_ids": [call.id for call in calls], "reasoning": outcome.reasoning,
+                  "interrupted": interrupted}), reason="the agent answered")
+        self.session.record("assistant", {
+            "turn": self.turn, "text": outcome.text, "reasoning": outcome.reasoning,
+            "interrupted": interrupted,
+            "calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]})
+
+    async def _run_tools(self, calls: list[ToolCallEnd]) -> None:
+        for call in calls:
+            arguments = call.arguments if call.arguments is not None else {}
+            self.publish(ToolCallStarted(turn=self.turn, call_id=call.id, name=call.name,
+                                         arguments=arguments))
+            if call.arguments is None:
+                result = self.session.error_result(
+                    f"the arguments of your {call.name} call were not valid JSON "
+                    f"({call.error or 'could not be decoded'}); send the call again with a "
+                    "valid JSON object", summary=f"malformed arguments for {call.name}")
+            else:
+                result = await self.session.toolbox.run(
+                    ToolCall(id=call.id, name=call.name, arguments=call.arguments))
+            self._commit_tool(call, arguments, result.content, result.summary, result.is_error,
+                              result.path)
+
+    def _commit_tool(self, call: ToolCallEnd, arguments: dict[str, Any], content: str,
+                     summary: str, is_error: bool, path: str | None) -> None:
+        self.open_calls.pop(call.id, None)
+        self.engine.add(ContextItem(
+            id=self.engine.new_id("c"), kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
+            title=f"{call.name} {_title(json.dumps(arguments, ensure_ascii=False), 48)}",
+            content=content, origin=Origin.AGENT, turn_created=self.turn,
+            turn_last_used=self.turn,
+            source=Source(path=path, turn_id=f"t{self.turn}", tool_call_id=call.id),
+            meta={"name": call.name, "arguments": arguments, "is_error": is_error,
+                  "summary": summary}), reason=f"{call.name} finished")
+        self.session.record("tool_result", {
+            "turn": self.turn, "call_id": call.id, "name": call.name, "summary": summary,
+            "content": content[:RESULT_LOG_CHARS], "is_error": is_error, "path": path})
+        self.publish(ToolCallFinished(turn=self.turn, call_id=call.id, name=call.name,
+                                      summary=summary, content=content, is_error=is_error,
+                                      path=path))
+
+    def _close_interrupted(self) -> None:
+        """Keep what the model said and give every open call a result."""
+        if self.partial is not None:
+            partial, self.partial = self.partial, None
+            self._commit_assistant(partial, interrupted=True)
+        for call in list(self.open_calls.values()):
+            self._commit_tool(call, call.arguments or {}, "Cancelled by the user before it ran.",
+                              "cancelled", True, None)
+
+    def _finish(self, *, interrupted: bool, error: str | None) -> TurnFinished:
+        duration = time.monotonic() - self.started
+        finished = TurnFinished(turn=self.turn, duration=round(duration, 3),
+                                input_tokens=self.input_tokens, output_tokens=self.output_tokens,
+                                interrupted=interrupted, error=error,
+                                answer="\n\n".join(self.answer))
+        self.session.record("turn_finished", finished.model_dump(mode="json"))
+        self.publish(finished)
+        return finished

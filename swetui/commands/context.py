@@ -1,0 +1,98 @@
+"""`swetui context`: what the next request would contain, as a table or as JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from swetui.config import load_settings
+from swetui.engine.budget import Budget
+from swetui.engine.context import ContextEngine
+from swetui.engine.workspace import check_workspace, open_workspace
+from swetui.options import LaunchOptions
+
+
+def settings_for(options: LaunchOptions):
+    """Settings from the config files with the command line's overrides on top."""
+    root = check_workspace(options.path)
+    settings = load_settings(root)
+    updates: dict[str, Any] = {}
+    if options.context_limit is not None:
+        if not 1_000 <= options.context_limit <= 10_000_000:
+            from swetui.config import ConfigError
+
+            raise ConfigError("--context-limit must be between 1,000 and 10,000,000 tokens")
+        updates["context_limit"] = options.context_limit
+    if options.mode is not None:
+        updates["mode"] = options.mode
+    if options.model is not None:
+        updates["model"] = options.model
+    if options.theme is not None:
+        updates["theme"] = options.theme
+    return root, settings.model_copy(update=updates)
+
+
+def context_report(engine: ContextEngine, budget: Budget) -> dict[str, Any]:
+    """The JSON shape of `swetui context --json`."""
+    return {
+        "limit": budget.limit,
+        "threshold": budget.threshold,
+        "threshold_tokens": budget.threshold_tokens,
+        "total": budget.total,
+        "percent": round(budget.percent, 2),
+        "free": budget.free,
+        "needs_compaction": budget.needs_compaction,
+        "encoding": engine.counter.encoding_name,
+        "layers": [{"name": row.name.value, "tokens": row.tokens, "budget": row.budget,
+                    "share": round(row.share, 4), "over": row.over} for row in budget.layers],
+        "items": [{"id": item.id, "layer": item.effective_layer.value, "kind": item.kind.value,
+                   "title": item.title, "tokens": engine.sent_tokens(item.id) or item.tokens,
+                   "state": item.state.value, "pinned": item.pinned,
+                   "edited": item.edited, "path": item.source.path} for item in engine],
+    }
+
+
+def show_context(options: LaunchOptions, *, as_json: bool) -> int:
+    from swetui.agent.tools.schemas import TOOL_SCHEMAS
+
+    root, settings = settings_for(options)
+    workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=settings.model or "",
+                               resume=options.resume, continue_last=options.continue_last)
+    engine = workspace.engine
+    budget = engine.budget()
+    report = context_report(engine, budget)
+    for notice in workspace.notices:
+        print(f"swetui: {notice}", file=sys.stderr)
+    if as_json:
+        report["workspace"] = str(root)
+        report["notices"] = workspace.notices
+        print(json.dumps(report, indent=2))
+        return 0
+    _print_tables(str(root), report)
+    return 0
+
+
+def _print_tables(root: str, report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    console.print(f"[b]{root}[/b]  {report['total']:,} of {report['limit']:,} tokens "
+                  f"({report['percent']:.1f}%), compaction at {report['threshold']:.0%} "
+                  f"({report['threshold_tokens']:,}); tokenizer {report['encoding']}")
+    layers = Table("layer", "tokens", "budget", "share", title="Layers", title_justify="left")
+    for row in report["layers"]:
+        budget = f"{row['budget']:,}" if row["budget"] is not None else "—"
+        style = "bold red" if row["over"] else ""
+        layers.add_row(row["name"], f"{row['tokens']:,}", budget, f"{row['share']:.1%}",
+                       style=style)
+    console.print(layers)
+    items = Table("id", "layer", "kind", "title", "tokens", "state", "pinned", title="Items",
+                  title_justify="left")
+    for item in report["items"]:
+        items.add_row(item["id"], item["layer"], item["kind"], item["title"],
+                      f"{item['tokens']:,}",
+                      item["state"] + (" (edited)" if item["edited"] else ""),
+                      "yes" if item["pinned"] else "")
+    console.print(items)

@@ -1,0 +1,143 @@
+"""`swetui run PROMPT [PATH]`: one turn headless, streamed to stdout.
+
+Writes and commands are denied (and reported) unless `--yes`; protected actions (under
+`.git/`, `.env*`, keys, dangerous commands) are denied even then: they need a person's eyes
+in the full-screen workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any, TextIO
+
+from swetui.agent.icons import tool_icon
+from swetui.agent.turn_events import (
+    AnswerChunk,
+    CompactionNotice,
+    ReasoningChunk,
+    RetrievalDone,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+)
+from swetui.options import LaunchOptions
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+class Printer:
+    """Writes turn events as a readable stream; dim and colour only on a terminal."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.tty = out.isatty()
+        self.section: str | None = None
+
+    def style(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.tty else text
+
+    def enter(self, section: str) -> None:
+        if self.section != section:
+            if self.section is not None:
+                self.out.write("\n")
+            self.section = section
+
+    def __call__(self, event: Any) -> None:
+        out = self.out
+        if isinstance(event, ReasoningChunk):
+            if self.section != "reasoning":
+                self.enter("reasoning")
+                out.write(self.style("thinking: ", "2"))
+            out.write(self.style(event.text, "2"))
+        elif isinstance(event, AnswerChunk):
+            self.enter("answer")
+            out.write(event.text)
+        elif isinstance(event, ToolCallStarted):
+            self.enter("tool")
+            arguments = json.dumps(event.arguments, ensure_ascii=False)
+            if len(arguments) > 100:
+                arguments = arguments[:99] + "…"
+            out.write(f"{tool_icon(event.name)} {event.name} {arguments}\n")
+        elif isinstance(event, ToolCallFinished):
+            self.enter("tool")
+            mark = self.style("✗", "31") if event.is_error else self.style("✓", "32")
+            out.write(f"   {mark} {event.summary}\n")
+        elif isinstance(event, RetrievalDone) and event.item_ids:
+            self.enter("tool")
+            out.write(self.style(f"context: {event.summary}\n", "2"))
+        elif isinstance(event, CompactionNotice):
+            self.enter("tool")
+            out.write(self.style(f"compaction: {event.message}\n", "33"))
+        elif type(event).__name__ == "ApprovalDecided" and not event.decision.approved:
+            self.enter("tool")
+            out.write(self.style(f"   denied: {event.decision.reason}\n", "33"))
+        out.flush()
+
+    def finish(self, finished: TurnFinished) -> None:
+        self.enter("end")
+        state = "interrupted" if finished.interrupted else "failed" if finished.error else "done"
+        line = (f"{state} in {finished.duration:.1f}s · ↑{finished.input_tokens:,} "
+                f"↓{finished.output_tokens:,} tokens")
+        self.out.write(self.style(line, "2") + "\n")
+        self.out.flush()
+
+
+def _auto_decide(session: Any, yes: bool):
+    """Answer approvals for a headless run: --yes approves, protected actions never."""
+
+    def decide(event: Any) -> None:
+        action = event.action
+
+        def resolve() -> None:
+            if action.id not in {pending.id for pending in session.queue.pending()}:
+                return
+            if yes and not action.protected:
+                session.queue.approve(action.id)
+            elif action.protected:
+                session.queue.deny(action.id, f"protected action ({action.protected}): it "
+                                   "needs approval in the full-screen workspace")
+            else:
+                session.queue.deny(action.id, "not approved: this was a headless run without "
+                                   "--yes")
+
+        asyncio.get_running_loop().call_soon(resolve)
+
+    return decide
+
+
+async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
+    from swetui.agent.events import ApprovalRequested
+    from swetui.agent.session import AgentSession
+
+    session = AgentSession.open(options)
+    for notice in session.notices:
+        print(f"swetui: {notice}", file=sys.stderr)
+    printer = Printer(out)
+    session.bus.subscribe(printer)
+    session.bus.subscribe(_auto_decide(session, options.yes), ApprovalRequested)
+    session.start()
+    try:
+        finished = await session.send(prompt)
+    finally:
+        await session.aclose()
+    printer.finish(finished)
+    if finished.error:
+        print(f"swetui: {finished.error}", file=sys.stderr)
+        return EXIT_FAILED
+    return 0
+
+
+def run_once(options: LaunchOptions, prompt: str, out: TextIO | None = None) -> int:
+    from swetui.providers import ProviderConfigError
+
+    if not prompt.strip():
+        print("swetui: the prompt is empty", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return asyncio.run(_run(options, prompt, out or sys.stdout))
+    except ProviderConfigError as exc:
+        print(f"swetui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
