@@ -1,0 +1,261 @@
+"""The OpenAI chat completions protocol (also vLLM, llama.cpp, LM Studio, OpenRouter, ...)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from httpx_sse import ServerSentEvent
+
+from swetui.messages import ChatRequest, Message
+from swetui.providers.errors import error_detail
+from swetui.providers.events import (
+    Done,
+    ProviderEvent,
+    ReasoningDelta,
+    StreamError,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
+from swetui.providers.sse import SseProvider
+from swetui.providers.toolcalls import decode_tool_arguments
+
+log = logging.getLogger(__name__)
+
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+# OpenAI's own "function_call" is the legacy name of "tool_calls".
+_STOP_REASONS = {"function_call": "tool_calls", "eos": "stop", "end_turn": "stop"}
+
+
+def openai_messages(request: ChatRequest) -> list[dict[str, Any]]:
+    """The request's conversation in chat-completions form, system message first."""
+    wire: list[dict[str, Any]] = []
+    if request.system:
+        wire.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        wire.append(_wire_message(message))
+    return wire
+
+
+def _wire_message(message: Message) -> dict[str, Any]:
+    if message.role == "assistant":
+        out: dict[str, Any] = {"role": "assistant"}
+        if message.tool_calls:
+            # null content is how the protocol says "only tool calls"; text is kept if any.
+            out["content"] = message.content or None
+            out["tool_calls"] = [
+                {"id": call.id, "type": "function",
+                 "function": {"name": call.name,
+                              "arguments": json.dumps(call.arguments, ensure_ascii=False)}}
+                for call in message.tool_calls
+            ]
+        else:
+            out["content"] = message.content
+        return out
+    if message.role == "tool":
+        # The protocol has no error flag: say it in the content so the model notices.
+        content = message.content
+        if message.is_error and not content.lower().startswith("error"):
+            content = f"Error: {content}"
+        return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": content}
+    return {"role": "user", "content": message.content}
+
+
+def openai_body(request: ChatRequest, *, model: str,
+                max_tokens_field: str = "max_tokens") -> dict[str, Any]:
+    """The JSON body of a streaming chat-completions request."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": openai_messages(request),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        max_tokens_field: request.max_tokens,
+    }
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.tools:
+        body["tools"] = [
+            {"type": "function",
+             "function": {"name": tool.name, "description": tool.description,
+                          "parameters": tool.parameters}}
+            for tool in request.tools
+        ]
+    return body
+
+
+@dataclass
+class _PendingCall:
+    index: int
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+    started: bool = False
+    ended: bool = False
+
+
+class OpenAIStreamParser:
+    """Chat-completion chunks → normalised events (one parser per response)."""
+
+    def __init__(self, provider_id: str = "openai") -> None:
+        self._provider_id = provider_id
+        self._calls: dict[int, _PendingCall] = {}
+        self._finish_reason: str | None = None
+        self._usage: Usage | None = None
+        self._skipped = 0
+        self._last_skip = ""
+
+    def feed(self, event: ServerSentEvent) -> list[ProviderEvent]:
+        """Events for one `data:` message."""
+        data = event.data.strip()
+        if not data:
+            return []
+        if data == "[DONE]":
+            return self._end()
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            # One garbled line must not lose the answer: skip it, remember it for the
+            # message if the stream then ends without a complete answer.
+            self._skipped += 1
+            self._last_skip = data[:60]
+            log.warning("%s: skipped a malformed event: %r", self._provider_id, data[:200])
+            return []
+        if not isinstance(chunk, dict):
+            self._skipped += 1
+            return []
+        if "error" in chunk and not chunk.get("choices"):
+            detail = error_detail(json.dumps(chunk)) or "unknown error"
+            return [StreamError(message=f"{self._provider_id}: {detail}")]
+        events: list[ProviderEvent] = []
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self._usage = Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
+                                output_tokens=int(usage.get("completion_tokens") or 0))
+        for choice in chunk.get("choices") or ():
+            if isinstance(choice, dict) and choice.get("index", 0) == 0:
+                events.extend(self._choice(choice))
+        return events
+
+    def _choice(self, choice: dict[str, Any]) -> list[ProviderEvent]:
+        events: list[ProviderEvent] = []
+        delta = choice.get("delta") or {}
+        for field in ("reasoning_content", "reasoning"):
+            text = delta.get(field)
+            if isinstance(text, str) and text:
+                events.append(ReasoningDelta(text=text))
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            events.append(TextDelta(text=content))
+        for position, fragment in enumerate(delta.get("tool_calls") or ()):
+            if isinstance(fragment, dict):
+                events.extend(self._tool_fragment(fragment, position))
+        reason = choice.get("finish_reason")
+        if reason:
+            self._finish_reason = _STOP_REASONS.get(reason, reason)
+            events.extend(self._end_calls())
+        return events
+
+    def _tool_fragment(self, fragment: dict[str, Any], position: int) -> list[ProviderEvent]:
+        index = fragment.get("index", position)
+        call = self._calls.get(index)
+        if call is None:
+            call = self._calls[index] = _PendingCall(index=index)
+        function = fragment.get("function") or {}
+        call.id = call.id or fragment.get("id") or ""
+        call.name = call.name or function.get("name") or ""
+        pieces = function.get("arguments")
+        if isinstance(pieces, dict):  # a few servers send decoded arguments
+            pieces = json.dumps(pieces, ensure_ascii=False)
+        pieces = pieces if isinstance(pieces, str) else ""
+        events: list[ProviderEvent] = []
+        if not call.started and call.name:
+            call.started = True
+            call.id = call.id or f"call_{index}"
+            events.append(ToolCallStart(index=index, id=call.id, name=call.name))
+            if call.arguments:  # fragments that arrived before the name
+                events.append(ToolCallDelta(index=index, id=call.id,
+                                            arguments_delta=call.arguments))
+        call.arguments += pieces
+        if call.started and pieces:
+            events.append(ToolCallDelta(index=index, id=call.id, arguments_delta=pieces))
+        return events
+
+    def _end_calls(self) -> list[ProviderEvent]:
+        events: list[ProviderEvent] = []
+        for index in sorted(self._calls):
+            call = self._calls[index]
+            if call.ended:
+                continue
+            call.ended = True
+            if not call.started:
+                call.id = call.id or f"call_{index}"
+                events.append(ToolCallStart(index=index, id=call.id, name=call.name))
+            arguments, error = decode_tool_arguments(call.arguments)
+            if not call.name:
+                error = error or "the tool call has no tool name"
+            events.append(ToolCallEnd(index=index, id=call.id, name=call.name,
+                                      arguments=arguments, raw_arguments=call.arguments,
+                                      error=error))
+        return events
+
+    def _end(self) -> list[ProviderEvent]:
+        events = self._end_calls()
+        if self._finish_reason is None and not self._calls and self._usage is None \
+                and self._skipped:
+            return [*events, self._incomplete()]
+        if self._usage is not None:
+            events.append(self._usage)
+        reason = self._finish_reason or ("tool_calls" if self._calls else "stop")
+        events.append(Done(stop_reason=reason))
+        return events
+
+    def finish(self) -> list[ProviderEvent]:
+        """The body ended without `[DONE]`: complete if a finish reason came, else an error."""
+        if self._finish_reason is not None:
+            return self._end()
+        return [*self._end_calls(), self._incomplete()]
+
+    def _incomplete(self) -> StreamError:
+        message = f"{self._provider_id}: the answer was interrupted: the stream ended before " \
+                  "the model finished"
+        if self._skipped:
+            message += f" ({self._skipped} malformed event(s) skipped, last: {self._last_skip!r})"
+        # Garbage from the server would come back the same on a retry; a cut stream may not.
+        return StreamError(message=message, retryable=not self._skipped)
+
+
+class OpenAIProvider(SseProvider):
+    """`openai:MODEL`: chat completions streamed over SSE from `base_url`."""
+
+    provider_id = "openai"
+
+    def __init__(self, model: str, *, base_url: str = DEFAULT_OPENAI_BASE_URL,
+                 api_key: str | None = None, **options: Any) -> None:
+        super().__init__(model, base_url=base_url, api_key=api_key, **options)
+
+    @property
+    def max_tokens_field(self) -> str:
+        """OpenAI's own API wants `max_completion_tokens` (its reasoning models refuse
+        `max_tokens`); compatible servers mostly know only `max_tokens`."""
+        return "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
+
+    def _url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json"}
+        if self._api_key:
+            headers["authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        return openai_body(request, model=self.model, max_tokens_field=self.max_tokens_field)
+
+    def _parser(self) -> OpenAIStreamParser:
+        return OpenAIStreamParser(self.provider_id)

@@ -1,0 +1,91 @@
+"""Which model to use (DESIGN §5 order) and building its provider from a `provider:model` spec."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from swetui.providers.anthropic import DEFAULT_ANTHROPIC_BASE_URL, AnthropicProvider
+from swetui.providers.base import Provider
+from swetui.providers.errors import ProviderConfigError
+from swetui.providers.offline import OfflineProvider
+from swetui.providers.ollama import OllamaProvider
+from swetui.providers.openai import DEFAULT_OPENAI_BASE_URL, OpenAIProvider
+
+DEFAULT_MODELS: dict[str, str] = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai": "gpt-4.1",
+}
+"""The model picked when only an API key tells which provider to use."""
+
+PROVIDER_NAMES = ("anthropic", "openai", "ollama", "offline")
+
+_USAGE = "use anthropic:MODEL, openai:MODEL, ollama:MODEL or offline"
+
+
+def _setting(env: Mapping[str, str], key: str) -> str | None:
+    """An environment value, with blank treated as unset (`FOO= swetui` is common)."""
+    value = env.get(key)
+    return value.strip() if value and value.strip() else None
+
+
+def resolve_model(cli_model: str | None, env: Mapping[str, str],
+                  config_model: str | None) -> str:
+    """The `provider:model` to use: `--model` > `SWETUI_MODEL` > config > `anthropic:<default>`
+    when `ANTHROPIC_API_KEY` is set > `openai:<default>` when `OPENAI_API_KEY` is set >
+    `offline`."""
+    for choice in (cli_model, _setting(env, "SWETUI_MODEL"), config_model):
+        if choice and choice.strip():
+            return choice.strip()
+    if _setting(env, "ANTHROPIC_API_KEY"):
+        return f"anthropic:{DEFAULT_MODELS['anthropic']}"
+    if _setting(env, "OPENAI_API_KEY"):
+        return f"openai:{DEFAULT_MODELS['openai']}"
+    return "offline"
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """`("ollama", "llama3:8b")` for `ollama:llama3:8b`; the model may itself contain colons."""
+    provider, _, model = spec.strip().partition(":")
+    return provider.strip().lower(), model.strip()
+
+
+def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0,
+                    **options: Any) -> Provider:
+    """Build the provider for `spec` (`anthropic:MODEL`, `openai:MODEL`, `ollama:MODEL`,
+    `offline`), reading base URLs and keys from `env`.
+
+    Raises `ProviderConfigError` with a one-line message for an unknown provider, a missing
+    model name or a missing API key. `options` go to the provider (retry, breaker, clock...).
+    """
+    provider, model = split_spec(spec)
+    if provider == "offline":
+        return OfflineProvider()
+    if provider not in PROVIDER_NAMES:
+        shown = spec.strip() or "an empty model name"
+        raise ProviderConfigError(f"unknown provider {provider!r} in {shown!r}; {_USAGE}")
+    if not model:
+        example = DEFAULT_MODELS.get(provider, "llama3.2")
+        raise ProviderConfigError(
+            f"{provider} needs a model name, e.g. {provider}:{example}")
+    if provider == "anthropic":
+        key = _setting(env, "ANTHROPIC_API_KEY")
+        if not key:
+            raise ProviderConfigError(f"{provider}:{model} needs ANTHROPIC_API_KEY")
+        return AnthropicProvider(
+            model, api_key=key,
+            base_url=_setting(env, "ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL,
+            timeout=timeout, **options)
+    if provider == "openai":
+        base_url = _setting(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+        key = _setting(env, "OPENAI_API_KEY")
+        # Local compatible servers (llama.cpp, vLLM, LM Studio) usually need no key;
+        # OpenAI's own API always does.
+        if not key and "api.openai.com" in base_url:
+            raise ProviderConfigError(
+                f"{provider}:{model} needs OPENAI_API_KEY (or OPENAI_BASE_URL for a "
+                "compatible server)")
+        return OpenAIProvider(model, api_key=key, base_url=base_url, timeout=timeout,
+                              **options)
+    return OllamaProvider(model, host=_setting(env, "OLLAMA_HOST"), timeout=timeout,
+                          **options)
