@@ -83,7 +83,7 @@ class Settings(BaseModel):
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return {}
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None

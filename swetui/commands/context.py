@@ -77,10 +77,11 @@ def _print_tables(root: str, report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    # Piped output keeps whole lines (for grep and logs); a terminal uses its own width.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     console.print(f"[b]{root}[/b]  {report['total']:,} of {report['limit']:,} tokens "
                   f"({report['percent']:.1f}%), compaction at {report['threshold']:.0%} "
-                  f"({report['threshold_tokens']:,}); tokenizer {report['encoding']}")
+                  f"({report['threshold_tokens']:,}); tokenizer {report['encoding']}", soft_wrap=True)
     layers = Table("layer", "tokens", "budget", "share", title="Layers", title_justify="left")
     for row in report["layers"]:
         budget = f"{row['budget']:,}" if row["budget"] is not None else "—"

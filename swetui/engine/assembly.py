@@ -126,6 +126,7 @@ def process_history(state: AssemblyState) -> str:
     conversation = state.of(Layer.HISTORY, kinds=CONVERSATION_KINDS)
     for item in conversation:
         state.turns.setdefault(item.turn_created, []).append(item)
+        state.use(item)
     return f"{len(conversation)} messages in {len(state.turns)} turns, {len(digests)} digests"
 
 

@@ -1,0 +1,26 @@
+"""Builders for engine tests."""
+
+from __future__ import annotations
+
+from swetui.engine.context import ContextEngine
+from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+
+
+def conversation(engine: ContextEngine, turns: int, *, body: str = "some text") -> None:
+    """Add `turns` exchanges: user message, assistant calling read_file, the tool result."""
+    for turn in range(1, turns + 1):
+        engine.turn = turn
+        call_id = f"call{turn}"
+        engine.add(ContextItem(id=f"u{turn}", kind=ItemKind.USER_MESSAGE, layer=Layer.HISTORY,
+                               title=f"question {turn}", content=f"question {turn}: {body}",
+                               origin=Origin.USER, turn_created=turn))
+        engine.add(ContextItem(id=f"a{turn}", kind=ItemKind.ASSISTANT_MESSAGE,
+                               layer=Layer.HISTORY, title=f"answer {turn}",
+                               content=f"Reading file{turn}.py", origin=Origin.AGENT,
+                               turn_created=turn, meta={"tool_call_ids": [call_id]}))
+        engine.add(ContextItem(id=f"c{turn}", kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
+                               title=f"read_file file{turn}.py", content=f"{body} {turn}",
+                               origin=Origin.AGENT, turn_created=turn,
+                               source=Source(path=f"file{turn}.py", tool_call_id=call_id),
+                               meta={"name": "read_file",
+                                     "arguments": {"path": f"file{turn}.py"}}))

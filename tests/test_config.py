@@ -1,0 +1,37 @@
+import pytest
+
+from swetui.config import ConfigError, load_settings
+
+
+def test_defaults_without_files(tmp_path):
+    settings = load_settings(tmp_path, user_file=tmp_path / "none.toml")
+    assert settings.context_limit == 256_000 and settings.compaction_threshold == 0.8
+
+
+def test_workspace_overrides_user(tmp_path):
+    user = tmp_path / "user.toml"
+    user.write_text('mode = "auto"\ncontext_limit = 100000\n')
+    (tmp_path / ".swetui").mkdir()
+    (tmp_path / ".swetui" / "config.toml").write_text("context_limit = 50000\n")
+    settings = load_settings(tmp_path, user_file=user)
+    assert settings.mode == "auto" and settings.context_limit == 50_000
+
+
+def test_bad_value_names_file_line_and_field(tmp_path):
+    (tmp_path / ".swetui").mkdir()
+    path = tmp_path / ".swetui" / "config.toml"
+    path.write_text('mode = "ask"\ncompaction_threshold = 2.0\n')
+    with pytest.raises(ConfigError) as error:
+        load_settings(tmp_path, user_file=tmp_path / "none.toml")
+    message = str(error.value)
+    assert str(path) in message and "line 2" in message and "compaction_threshold" in message
+
+
+def test_unknown_key_and_broken_toml(tmp_path):
+    user = tmp_path / "user.toml"
+    user.write_text("colour = 'red'\n")
+    with pytest.raises(ConfigError, match="colour: unknown setting"):
+        load_settings(None, user_file=user)
+    user.write_text("mode = \n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings(None, user_file=user)
