@@ -1,0 +1,139 @@
+"""The agent's approval and tool models and the events it publishes about them.
+
+`PendingAction` and `Decision` are plain JSON-serialisable pydantic models so a session log
+can store a pending approval and a restarted process can bring it back, still pending.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from swetui.agent.diffs import Hunk
+from swetui.agent.tools.base import ToolResult
+from swetui.config import ApprovalRule, Mode
+from swetui.messages import ToolCall
+
+ActionKind = Literal["edit", "write", "bash"]
+Remember = Literal["once", "session", "workspace"]
+DecidedBy = Literal["user", "rule", "mode"]
+
+
+def new_action_id() -> str:
+    return "act_" + uuid.uuid4().hex[:12]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class PendingAction(BaseModel):
+    """An edit, a write or a command waiting for a decision, with everything to preview it."""
+
+    id: str = Field(default_factory=new_action_id)
+    call: ToolCall
+    kind: ActionKind
+    path: str | None = None
+    """Workspace-relative file for edits and writes."""
+    command: str | None = None
+    """The shell command for bash."""
+    cwd: str
+    """Where the command runs (the workspace root)."""
+    diff: str = ""
+    """Unified diff with a/ b/ names (edits and writes)."""
+    hunks: list[Hunk] = Field(default_factory=list)
+    old_content: str | None = None
+    """The file before (None for a new file), with '\\n' line endings."""
+    new_content: str | None = None
+    """The file the model proposes, with '\\n' line endings."""
+    protected: str | None = None
+    """Why this action always asks (e.g. "writes under .git/"), or None."""
+    timeout: float | None = None
+    """Seconds the command may run (bash only)."""
+    rule_hint: str = ""
+    """The pattern a remembered decision would use (command prefix or path)."""
+    summary: str = ""
+    """One line: "edit src/app.py (+2 −1)", "run: pytest -q"."""
+    created_at: datetime = Field(default_factory=_now)
+
+
+class Decision(BaseModel):
+    """The user's (or a rule's) answer to a pending action."""
+
+    approved: bool
+    reason: str | None = None
+    """Why it was denied; sent to the model."""
+    hunks: list[int] | None = None
+    """Accepted hunk indexes of a partial edit; None means all."""
+    edited: str | None = None
+    """User-edited new content (edit/write) or command (bash)."""
+    remember: Remember = "once"
+    rule_pattern: str | None = None
+    """The pattern to remember instead of the action's `rule_hint`."""
+
+
+class ApprovalRequested(BaseModel):
+    """An action waits in the approval queue."""
+
+    model_config = ConfigDict(frozen=True)
+    action: PendingAction
+
+
+class ApprovalDecided(BaseModel):
+    """An action was approved or denied, by the user, a remembered rule or the mode."""
+
+    model_config = ConfigDict(frozen=True)
+    action_id: str
+    decision: Decision
+    by: DecidedBy
+    action: PendingAction | None = None
+
+
+class ApprovalCancelled(BaseModel):
+    """A pending action left the queue undecided (its turn was interrupted)."""
+
+    model_config = ConfigDict(frozen=True)
+    action_id: str
+    reason: str
+
+
+class ToolStarted(BaseModel):
+    """The agent started running a tool call."""
+
+    model_config = ConfigDict(frozen=True)
+    call: ToolCall
+    started_at: datetime = Field(default_factory=_now)
+
+
+class ToolFinished(BaseModel):
+    """A tool call finished (including refusals and denials, which are results too)."""
+
+    model_config = ConfigDict(frozen=True)
+    call: ToolCall
+    result: ToolResult
+    duration: float
+    """Seconds, including the time spent waiting for approval."""
+
+
+class ModeChanged(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    mode: Mode
+
+
+class RulesChanged(BaseModel):
+    """Remembered rules of a scope were added or removed; `rules` is the new list."""
+
+    model_config = ConfigDict(frozen=True)
+    scope: Literal["session", "workspace"]
+    rules: list[ApprovalRule]
+
+
+class EditUndone(BaseModel):
+    """A checkpoint was restored by undo."""
+
+    model_config = ConfigDict(frozen=True)
+    path: str
+    message: str

@@ -1,0 +1,79 @@
+"""The safety policy: whether an action is allowed at once, must ask, or is denied.
+
+Order (DESIGN §4, §9): a protected path or a dangerous command always asks (a remembered
+allow never skips it; a deny rule still denies); then deny rules; then allow rules; then
+the mode (ask: everything asks; auto-edit: edits and writes apply, commands ask; auto: all
+apply).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, NamedTuple
+
+from swetui.agent.events import PendingAction
+from swetui.agent.rules import allowed_by, rule_matches
+from swetui.agent.tools.commands import CommandReader
+from swetui.agent.tools.sensitive import protected_path_reason
+from swetui.config import ApprovalRule, Mode
+
+Verdict = Literal["allow", "ask", "deny"]
+MODES: tuple[Mode, ...] = ("ask", "auto-edit", "auto")
+
+
+class PolicyDecision(NamedTuple):
+    """What to do with an action, why, and what decided it."""
+
+    verdict: Verdict
+    why: str
+    by: Literal["protected", "rule", "mode"]
+
+
+def protection(action: PendingAction) -> str | None:
+    """Why `action` must always ask, or None: computed from the action itself so a restored
+    or hand-made action cannot drop its own protection."""
+    if action.kind == "bash":
+        return CommandReader(action.cwd).danger(action.command or "")
+    return protected_path_reason(action.path)
+
+
+def _describe(rule: ApprovalRule) -> str:
+    return f"{rule.action} {rule.kind} {rule.pattern!r}"
+
+
+class Policy:
+    """Decides actions by protection, remembered rules and the approval mode."""
+
+    def __init__(self, mode: Mode = "ask") -> None:
+        self.mode = mode
+
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: Mode) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; the modes are {', '.join(MODES)}")
+        self._mode = mode
+
+    def decide(self, action: PendingAction, session_rules: Sequence[ApprovalRule] = (),
+               workspace_rules: Sequence[ApprovalRule] = ()) -> PolicyDecision:
+        """allow / ask / deny for `action`, with the reason."""
+        rules = [*session_rules, *workspace_rules]
+        for rule in rules:
+            if rule.action == "deny" and rule_matches(rule, action):
+                return PolicyDecision("deny", f"denied by the rule {_describe(rule)}", "rule")
+        protected = action.protected or protection(action)
+        if protected:
+            return PolicyDecision("ask", f"always asks: {protected}", "protected")
+        if allowed_by(rules, action):
+            matched = [r for r in rules if r.action == "allow" and r.kind ==
+                       ("command" if action.kind == "bash" else "path")]
+            names = ", ".join(repr(r.pattern) for r in matched if rule_matches(r, action))
+            return PolicyDecision("allow", f"allowed by remembered rule {names or '(several)'}",
+                                  "rule")
+        if self.mode == "auto" or (self.mode == "auto-edit" and action.kind != "bash"):
+            return PolicyDecision("allow", f"allowed by mode {self.mode}", "mode")
+        what = "commands" if action.kind == "bash" else "edits"
+        return PolicyDecision("ask", f"mode {self.mode}: {what} wait for approval", "mode")

@@ -1,0 +1,327 @@
+"""The toolbox: runs a model's tool call end to end, approvals included.
+
+validate arguments → read-only tools run at once → edits, writes and commands become a
+`PendingAction` → the policy allows, denies or asks (the approval queue) → the decision is
+applied (whole, some hunks, or as the user edited it) → rules are remembered → the model
+gets a `ToolResult`. Nothing here raises into the turn loop except cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from swetui.agent.approvals import ApprovalQueue
+from swetui.agent.checkpoints import Checkpoints
+from swetui.agent.diffs import apply_hunks, compute_hunks, diff_stats, unified_diff
+from swetui.agent.events import (
+    ApprovalDecided,
+    Decision,
+    EditUndone,
+    ModeChanged,
+    PendingAction,
+    RulesChanged,
+    ToolFinished,
+    ToolStarted,
+)
+from swetui.agent.policy import Policy, PolicyDecision
+from swetui.agent.rules import RuleBook, first_words
+from swetui.agent.tools import files, readers
+from swetui.agent.tools.base import (
+    BashArgs,
+    EditFileArgs,
+    RecallArgs,
+    ToolError,
+    ToolResult,
+    WriteFileArgs,
+    parse_arguments,
+)
+from swetui.agent.tools.commands import CommandReader
+from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.agent.tools.shell import MAX_TIMEOUT, run_command
+from swetui.agent.tools.workspace import ReadLedger, Workspace
+from swetui.config import ConfigError, Mode, Settings
+from swetui.engine.bus import EventBus
+from swetui.messages import ToolCall, ToolSchema
+
+log = logging.getLogger(__name__)
+
+RecallFn = Callable[[str, str], "str | None | Awaitable[str | None]"]
+READ_ONLY = frozenset({"read_file", "list_dir", "glob", "grep"})
+
+
+class Toolbox:
+    """Everything the agent can do to the workspace, behind approvals."""
+
+    def __init__(self, root: Path, settings: Settings, queue: ApprovalQueue, bus: EventBus, *,
+                 recall: RecallFn | None = None, checkpoints: Checkpoints | None = None,
+                 mode: Mode | None = None, rules: RuleBook | None = None) -> None:
+        self.workspace = Workspace(root)
+        self.root = self.workspace.root
+        self.settings = settings
+        self.queue = queue
+        self.bus = bus
+        self.ledger = ReadLedger()
+        self.rules = rules or RuleBook(self.root)
+        self.checkpoints = checkpoints if checkpoints is not None else Checkpoints(self.root)
+        self.policy = Policy(mode or settings.mode)
+        self._recall = recall
+
+    @property
+    def schemas(self) -> tuple[ToolSchema, ...]:
+        return TOOL_SCHEMAS
+
+    @property
+    def mode(self) -> Mode:
+        return self.policy.mode
+
+    @mode.setter
+    def mode(self, mode: Mode) -> None:
+        self.policy.mode = mode
+        self.bus.publish(ModeChanged(mode=mode))
+
+    # -- entry points --------------------------------------------------------------------
+
+    async def run(self, call: ToolCall) -> ToolResult:
+        """Run one tool call; every failure becomes an error result for the model."""
+        return await self._reported(call, self._dispatch(call))
+
+    async def resume(self, action: PendingAction) -> ToolResult:
+        """Await the decision on an action restored from a session log, then carry it out."""
+        return await self._reported(action.call, self._await(action))
+
+    def undo(self, force: bool = False) -> str:
+        """Restore the file changed by the last applied edit/write; returns a message."""
+        message, path = files.undo_last(self.workspace, self.ledger, self.checkpoints, force)
+        if path is not None and message.startswith("Undid"):
+            self.bus.publish(EditUndone(path=path, message=message))
+        return message
+
+    def prepare(self, call: ToolCall) -> PendingAction:
+        """The pending action an edit/write/bash call would queue (raises `ToolError`)."""
+        args = parse_arguments(call.name, call.arguments)
+        if isinstance(args, EditFileArgs):
+            return files.prepare_edit(self.workspace, self.ledger, call, args)
+        if isinstance(args, WriteFileArgs):
+            return files.prepare_write(self.workspace, self.ledger, call, args)
+        if isinstance(args, BashArgs):
+            return self._prepare_bash(call, args)
+        raise ToolError(f"{call.name} does not need approval", summary="nothing to approve")
+
+    # -- running -------------------------------------------------------------------------
+
+    async def _reported(self, call: ToolCall, work: Awaitable[ToolResult]) -> ToolResult:
+        started = time.monotonic()
+        self.bus.publish(ToolStarted(call=call))
+        try:
+            result = await work
+        except ToolError as exc:
+            result = exc.result()
+        except asyncio.CancelledError:
+            result = ToolResult(content="Interrupted: the tool call was cancelled.",
+                                is_error=True, summary="interrupted")
+            self._finished(call, result, started)
+            raise
+        except OSError as exc:
+            result = ToolResult(content=f"Error: {call.name} failed: {exc.strerror or exc}",
+                                is_error=True, summary=f"{call.name} failed")
+        except Exception as exc:  # a bug in a tool must not end the session
+            log.exception("tool %s failed", call.name)
+            result = ToolResult(content=f"Error: {call.name} failed unexpectedly: "
+                                f"{type(exc).__name__}: {exc}", is_error=True,
+                                summary=f"{call.name} failed: {type(exc).__name__}")
+        self._finished(call, result, started)
+        return result
+
+    def _finished(self, call: ToolCall, result: ToolResult, started: float) -> None:
+        self.bus.publish(ToolFinished(call=call, result=result,
+                                      duration=time.monotonic() - started))
+
+    async def _dispatch(self, call: ToolCall) -> ToolResult:
+        args = parse_arguments(getattr(call, "name", ""), getattr(call, "arguments", None))
+        ws, settings = self.workspace, self.settings
+        if call.name == "read_file":
+            return await asyncio.to_thread(readers.read_file, ws, self.ledger, settings, args)
+        if call.name == "list_dir":
+            return await asyncio.to_thread(readers.list_dir, ws, args)
+        if call.name == "glob":
+            return await asyncio.to_thread(readers.glob, ws, args)
+        if call.name == "grep":
+            return await asyncio.to_thread(readers.grep, ws, settings, args)
+        if isinstance(args, RecallArgs):
+            return await self._recall_exchange(args)
+        action = await asyncio.to_thread(self.prepare, call)
+        if action.kind != "bash" and action.old_content == action.new_content:
+            return ToolResult(content=f"No change: {action.path} already has this content.",
+                              summary=f"no change to {action.path}", path=action.path)
+        verdict = self._decide(action)
+        if verdict.verdict == "deny":
+            decision = Decision(approved=False, reason=verdict.why)
+            self._publish_decided(action, decision, "rule")
+            return self._denied(action, decision, by_rule=True)
+        if verdict.verdict == "allow":
+            decision = Decision(approved=True)
+            self._publish_decided(action, decision, "rule" if verdict.by == "rule" else "mode")
+            return await self._apply(action, decision)
+        return await self._await(action)
+
+    def _decide(self, action: PendingAction) -> PolicyDecision:
+        try:
+            workspace_rules = self.rules.workspace.list()
+        except ConfigError as exc:
+            # Without the workspace's deny rules nothing may pass unasked.
+            verdict = self.policy.decide(action, self.rules.session.list(), [])
+            if verdict.verdict == "allow":
+                return PolicyDecision("ask", f"workspace rules unreadable: {exc}", "mode")
+            return verdict
+        return self.policy.decide(action, self.rules.session.list(), workspace_rules)
+
+    def _publish_decided(self, action: PendingAction, decision: Decision, by: str) -> None:
+        self.bus.publish(ApprovalDecided(action_id=action.id, decision=decision,
+                                         by=by, action=action))  # type: ignore[arg-type]
+
+    async def _await(self, action: PendingAction) -> ToolResult:
+        future = self.queue.submit(action)
+        try:
+            decision = await future
+        except asyncio.CancelledError:
+            self.queue.discard(action.id)
+            raise
+        note = self._remember(action, decision)
+        if not decision.approved:
+            result = self._denied(action, decision, by_rule=False)
+        else:
+            result = await self._apply(action, decision)
+        if note:
+            result = result.model_copy(update={"content": f"{result.content}\n{note}"})
+        return result
+
+    def _remember(self, action: PendingAction, decision: Decision) -> str:
+        if decision.remember == "once":
+            return ""
+        try:
+            rule = self.rules.remember(action, decision)
+        except (ConfigError, OSError) as exc:
+            return f"[the rule could not be saved: {exc}]"
+        if rule is None:
+            return ""
+        self.bus.publish(RulesChanged(scope=decision.remember,  # type: ignore[arg-type]
+                                      rules=self.rules.scope(decision.remember).list()))
+        return ""
+
+    def _denied(self, action: PendingAction, decision: Decision, *, by_rule: bool) -> ToolResult:
+        reason = decision.reason
+        if by_rule:
+            content = f"This action was not run: it is {reason}."
+        elif reason:
+            content = f"The user denied this action: {reason}"
+        else:
+            content = "The user denied this action (no reason given). Do not retry it " \
+                      "unchanged; ask the user how to proceed."
+        return ToolResult(content=content, is_error=True, path=action.path,
+                          summary=f"denied: {reason or 'by the user'}",
+                          data={"action_id": action.id, "denied": True})
+
+    # -- applying ------------------------------------------------------------------------
+
+    async def _apply(self, action: PendingAction, decision: Decision) -> ToolResult:
+        if action.kind == "bash":
+            return await self._apply_bash(action, decision)
+        old, proposed = action.old_content or "", action.new_content or ""
+        notes: list[str] = []
+        kept = [hunk.index for hunk in action.hunks]
+        rejected: list[int] = []
+        if decision.edited is not None:
+            final = decision.edited.replace("\r\n", "\n")
+            if final != proposed:
+                change = unified_diff(proposed, final, action.path or "")
+                notes.append("The user edited your change before applying it. Their changes "
+                             f"to your proposal:\n{change}")
+        elif decision.hunks is not None:
+            kept = sorted(set(decision.hunks) & set(kept))
+            rejected = [hunk.index for hunk in action.hunks if hunk.index not in kept]
+            if not kept:
+                return ToolResult(content=f"The user rejected every hunk of this change to "
+                                  f"{action.path}; nothing was changed.", is_error=True,
+                                  path=action.path, summary="denied: every hunk rejected",
+                                  data={"action_id": action.id, "hunks_kept": [],
+                                        "hunks_rejected": rejected})
+            final = apply_hunks(old, proposed, kept)
+            if rejected:
+                notes.append(self._partial_note(action, kept, rejected))
+        else:
+            final = proposed
+        digest = await asyncio.to_thread(files.apply_change, self.workspace, self.ledger,
+                                         self.checkpoints, action, final)
+        added, removed = diff_stats(compute_hunks(old, final))
+        verb = {"edit": "Edited", "write": "Wrote"}[action.kind]
+        if action.old_content is None:
+            verb = "Created"
+        partial = " partly" if rejected else ""
+        content = f"{verb}{partial} {action.path} (+{added} −{removed})."
+        summary_verb = "edit applied to" if action.kind == "edit" else verb.lower()
+        if rejected:
+            summary_verb = f"edit partly applied ({len(kept)} of {len(action.hunks)} hunks) to"
+        stamp = self.ledger.get(self.workspace.resolve(action.path)[0])
+        return ToolResult(
+            content="\n".join([content, *notes]), path=action.path,
+            summary=f"{summary_verb} {action.path} (+{added} −{removed})",
+            data={"action_id": action.id, "sha256": digest,
+                  "mtime_ns": stamp.mtime_ns if stamp else None, "hunks_kept": kept,
+                  "hunks_rejected": rejected, "edited": decision.edited is not None},
+        )
+
+    @staticmethod
+    def _partial_note(action: PendingAction, kept: list[int], rejected: list[int]) -> str:
+        total = len(action.hunks)
+        lines = ["The user applied only some hunks of your change (numbered from 1):"]
+        for index in kept:
+            lines.append(f"  kept hunk {index + 1} of {total}: {action.hunks[index].header}")
+        for index in rejected:
+            lines.append(f"  rejected hunk {index + 1} of {total}: "
+                         f"{action.hunks[index].header}")
+        lines.append("These rejected changes were NOT made:")
+        lines += [action.hunks[index].text() for index in rejected]
+        return "\n".join(lines)
+
+    def _prepare_bash(self, call: ToolCall, args: BashArgs) -> PendingAction:
+        limit = max(self.settings.bash_timeout, MAX_TIMEOUT)
+        timeout = min(args.timeout or self.settings.bash_timeout, limit)
+        command = args.command
+        short = command if len(command) <= 80 else command[:79] + "…"
+        return PendingAction(
+            call=call, kind="bash", command=command, cwd=str(self.root), timeout=timeout,
+            protected=CommandReader(str(self.root)).danger(command),
+            rule_hint=first_words(command), summary=f"run: {short}",
+        )
+
+    async def _apply_bash(self, action: PendingAction, decision: Decision) -> ToolResult:
+        command = (decision.edited or "").strip() or action.command or ""
+        timeout = action.timeout or self.settings.bash_timeout
+        result = await run_command(command, str(self.root), timeout)
+        data = {**result.data, "action_id": action.id, "command": command}
+        if command != action.command:
+            return result.model_copy(update={
+                "content": f"The user changed the command before running it.\n{result.content}",
+                "data": data})
+        return result.model_copy(update={"data": data})
+
+    async def _recall_exchange(self, args: RecallArgs) -> ToolResult:
+        if self._recall is None:
+            raise ToolError("recall is not available in this session (no archive).",
+                            summary="recall unavailable")
+        try:
+            text = self._recall(args.id, args.form)
+            if inspect.isawaitable(text):
+                text = await text
+        except KeyError:
+            text = None
+        if text is None:
+            raise ToolError(f"no archived exchange with id {args.id!r}; use an id shown in the "
+                            "history headers.", summary=f"recall: unknown id {args.id}")
+        return ToolResult(content=str(text), summary=f"recalled {args.id} ({args.form})",
+                          data={"id": args.id, "form": args.form})
