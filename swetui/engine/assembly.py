@@ -74,15 +74,26 @@ class AssemblyState:
     used: dict[str, ContextItem] = field(default_factory=dict)
     trimmed: list[str] = field(default_factory=list)
     request: ChatRequest | None = None
+    by_layer: dict[Layer, list[ContextItem]] = field(default_factory=dict)
+    cache: dict[tuple, Message] = field(default_factory=dict)
+    """Messages built by earlier assemblies, by what they are made of (messages are
+    immutable, so an unchanged item reuses its message instead of building it again)."""
+
+    def __post_init__(self) -> None:
+        # One pass over the items; every processor then reads only its own layer.
+        for item in self.items:
+            if item.sent:
+                self.by_layer.setdefault(item.effective_layer, []).append(item)
 
     def use(self, item: ContextItem) -> None:
         self.used[item.id] = item
 
-    def of(self, *layers: Layer, kinds: Iterable[ItemKind] | None = None) -> list[ContextItem]:
-        kinds = frozenset(kinds) if kinds is not None else None
-        return [item for item in self.items
-                if item.effective_layer in layers and item.sent
-                and (kinds is None or item.kind in kinds)]
+    def of(self, layer: Layer, kinds: Iterable[ItemKind] | None = None) -> list[ContextItem]:
+        items = self.by_layer.get(layer, [])
+        if kinds is None:
+            return list(items)
+        wanted = frozenset(kinds)
+        return [item for item in items if item.kind in wanted]
 
 
 Processor = Callable[[AssemblyState], str]
@@ -119,11 +130,11 @@ def process_summary(state: AssemblyState) -> str:
 
 
 def process_history(state: AssemblyState) -> str:
-    digests = state.of(Layer.HISTORY, kinds=[ItemKind.EXCHANGE_DIGEST])
+    digests = state.of(Layer.HISTORY, [ItemKind.EXCHANGE_DIGEST])
     for item in digests:
         state.digests.append(item.sent_text())
         state.use(item)
-    conversation = state.of(Layer.HISTORY, kinds=CONVERSATION_KINDS)
+    conversation = state.of(Layer.HISTORY, CONVERSATION_KINDS)
     for item in conversation:
         state.turns.setdefault(item.turn_created, []).append(item)
         state.use(item)
@@ -179,45 +190,66 @@ def process_budget(state: AssemblyState) -> str:
     return f"trimmed {len(state.trimmed)} items to {total:,} tokens"
 
 
-def _turn_messages(items: list[ContextItem]) -> list[Message]:
+def _message(role: str, content: str, *, tool_calls: tuple[ToolCall, ...] = (),
+             tool_call_id: str | None = None, name: str | None = None,
+             is_error: bool = False) -> Message:
+    return Message(role=role, content=content, tool_calls=tool_calls,  # type: ignore[arg-type]
+                   tool_call_id=tool_call_id, name=name, is_error=is_error)
+
+
+def _turn_messages(items: list[ContextItem], cache: dict[tuple, Message]) -> list[Message]:
     calls = {item.source.tool_call_id: item for item in items if item.kind is ItemKind.TOOL_CALL}
     messages: list[Message] = []
     for item in items:
         if item.kind is ItemKind.USER_MESSAGE:
-            messages.append(Message(role="user", content=item.sent_text()))
+            text = item.sent_text()
+            key: tuple = ("user", item.id, text)
+            message = cache.get(key)
+            if message is None:
+                message = cache[key] = _message("user", text)
+            messages.append(message)
         elif item.kind is ItemKind.ASSISTANT_MESSAGE:
-            ids = [call_id for call_id in item.meta.get("tool_call_ids", []) if call_id in calls]
-            tool_calls = tuple(
-                ToolCall(id=call_id, name=calls[call_id].meta.get("name", ""),
-                         arguments=calls[call_id].meta.get("arguments") or {})
-                for call_id in ids)
-            messages.append(Message(role="assistant", content=item.sent_text(),
-                                    tool_calls=tool_calls))
+            ids = tuple(call_id for call_id in item.meta.get("tool_call_ids", ())
+                        if call_id in calls)
+            text = item.sent_text()
+            key = ("assistant", item.id, text, ids)
+            message = cache.get(key)
+            if message is None:
+                tool_calls = tuple(
+                    ToolCall(id=call_id, name=calls[call_id].meta.get("name", ""),
+                             arguments=calls[call_id].meta.get("arguments") or {})
+                    for call_id in ids)
+                message = cache[key] = _message("assistant", text, tool_calls=tool_calls)
+            messages.append(message)
             for call_id in ids:
                 call = calls[call_id]
-                messages.append(Message(role="tool", content=call.sent_text(),
-                                        tool_call_id=call_id, name=call.meta.get("name"),
-                                        is_error=bool(call.meta.get("is_error"))))
+                text = call.sent_text()
+                key = ("tool", call.id, text, call_id)
+                message = cache.get(key)
+                if message is None:
+                    message = cache[key] = _message(
+                        "tool", text, tool_call_id=call_id, name=call.meta.get("name"),
+                        is_error=bool(call.meta.get("is_error")))
+                messages.append(message)
     return messages
 
 
 def process_format(state: AssemblyState) -> str:
     messages: list[Message] = []
     if state.digests:
-        messages.append(Message(role="user", content="Earlier in this session (recall any "
-                                "exchange by id):\n" + "\n".join(state.digests)))
-        messages.append(Message(role="assistant", content="Noted."))
+        messages.append(_message("user", "Earlier in this session (recall any exchange by "
+                                 "id):\n" + "\n".join(state.digests)))
+        messages.append(_message("assistant", "Noted."))
     for turn in sorted(state.turns):
-        messages.extend(_turn_messages(state.turns[turn]))
+        messages.extend(_turn_messages(state.turns[turn], state.cache))
     if state.context_blocks:
         block = "\n\n".join(state.context_blocks)
         last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
         if last_user is None:
-            messages.append(Message(role="user", content=block))
+            messages.append(_message("user", block))
         else:
             original = messages[last_user]
-            messages[last_user] = Message(role="user",
-                                          content=f"{block}\n\n{original.content}")
+            messages[last_user] = _message("user", f"{block}\n\n{original.content}")
     state.request = ChatRequest(model=state.model, system="\n\n".join(state.system_sections),
                                 messages=tuple(messages), tools=tuple(state.tools),
                                 max_tokens=state.max_tokens)
@@ -238,14 +270,16 @@ PIPELINE: tuple[tuple[str, int, Processor], ...] = (
 
 def assemble(items: Iterable[ContextItem], *, limit: int, reserve: int,
              costs: Mapping[str, int] | None = None, model: str = "", max_tokens: int = 8192,
-             pipeline: Iterable[tuple[str, int, Processor]] = PIPELINE) -> AssemblyResult:
+             pipeline: Iterable[tuple[str, int, Processor]] = PIPELINE,
+             cache: dict[tuple, Message] | None = None) -> AssemblyResult:
     """Run the processors in priority order over `items` (in engine order). `costs` gives
-    each item's sent-form tokens (default: `item.tokens`)."""
+    each item's sent-form tokens (default: `item.tokens`); `cache` keeps built messages
+    between calls."""
     items = list(items)
     if costs is None:
         costs = {item.id: item.tokens for item in items}
     state = AssemblyState(items=items, limit=limit, reserve=reserve, costs=costs, model=model,
-                          max_tokens=max_tokens)
+                          max_tokens=max_tokens, cache=cache if cache is not None else {})
     chain = []
     for name, priority, processor in sorted(pipeline, key=lambda entry: entry[1]):
         before = len(state.used)

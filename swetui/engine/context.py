@@ -50,6 +50,7 @@ class ContextEngine:
         self._calibration: dict[str, float] = {}
         self._sequence = 0
         self._batch: list[str] | None = None
+        self._messages: dict[tuple, Any] = {}
         self._batch_reason = ""
 
     # -- reading -------------------------------------------------------------------------
@@ -86,9 +87,11 @@ class ContextEngine:
 
     def assemble(self, *, max_tokens: int = 8192) -> AssemblyResult:
         """The exact next request, with attribution: what the inspector shows is what is sent."""
+        if len(self._messages) > 4 * len(self._items) + 64:
+            self._messages.clear()  # edited items leave old messages behind; start afresh
         return assemble(self._items.values(), limit=self.settings.limit,
                         reserve=self.settings.reserve, costs=self._sent, model=self.model,
-                        max_tokens=max_tokens)
+                        max_tokens=max_tokens, cache=self._messages)
 
     # -- identity --------------------------------------------------------------------------
 
