@@ -1,0 +1,123 @@
+"""The swetui app: themes, the command palette, the workspace screen, and `run_workspace`."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from swetui.options import LaunchOptions
+from swetui.ui.bridge import Session
+from swetui.ui.palette import PROVIDERS
+from swetui.ui.screens.main import WorkspaceScreen
+from swetui.ui.themes import ThemeCatalog, load_themes
+
+EXIT_OPEN_FAILED = 2
+
+
+class SweTuiApp(App[int]):
+    """A workspace session on one screen."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "swetui"
+    COMMANDS = App.COMMANDS | set(PROVIDERS)
+    COMMAND_PALETTE_BINDING = "ctrl+p"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=True, priority=True)]
+
+    def __init__(self, session: Session, *, options: LaunchOptions | None = None,
+                 theme: str | None = None, watch: bool = True,
+                 theme_dirs: list[Path] | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.options = options or LaunchOptions(path=Path(session.workspace.root))
+        self.watch_files = watch
+        self.catalog: ThemeCatalog = load_themes(theme_dirs)
+        for registered in self.catalog.themes.values():
+            self.register_theme(registered)
+        settings = getattr(session.workspace, "settings", None)
+        wanted = theme or self.options.theme or getattr(settings, "theme", None)
+        name, self._theme_problem = self.catalog.pick(wanted)
+        self.theme = name
+
+    def on_mount(self) -> None:
+        self.push_screen(WorkspaceScreen(self.session))
+        for problem in self.catalog.errors:
+            self.notify(problem, title="Theme not loaded", severity="warning", timeout=10)
+        if self._theme_problem:
+            self.notify(self._theme_problem, title="Theme", severity="warning", timeout=10)
+        if self.watch_files:
+            self._watch_workspace()
+
+    @work(group="watch", exclusive=True, exit_on_error=False)
+    async def _watch_workspace(self) -> None:
+        """Follow file changes on disk, when the session offers it."""
+        watch = getattr(self.session, "watch", None)
+        if callable(watch):
+            await watch()
+
+    def reopen(self, *, resume: str) -> None:
+        """Close this session and open `resume` in its place (`/resume ID`)."""
+        if self.session.busy:
+            self.notify("The agent is working; esc interrupts it first.", severity="warning")
+            return
+        self._reopen(replace(self.options, resume=resume, continue_last=False))
+
+    @work(group="session", exclusive=True, exit_on_error=False)
+    async def _reopen(self, options: LaunchOptions) -> None:
+        try:
+            session = await _open_in_thread(options)
+        except Exception as exc:
+            self.notify(str(exc), title="Cannot resume", severity="error", timeout=10)
+            return
+        old, self.session, self.options = self.session, session, options
+        await self.switch_screen(WorkspaceScreen(session))
+        await _close(old)
+
+    async def action_quit(self) -> None:
+        await _close(self.session)
+        self.exit(0)
+
+
+async def _open_in_thread(options: LaunchOptions) -> Any:
+    import asyncio
+
+    from swetui.agent.session import AgentSession
+
+    return await asyncio.to_thread(AgentSession.open, options)
+
+
+async def _close(session: Any) -> None:
+    closer = getattr(session, "aclose", None)
+    if closer is not None:
+        try:
+            await closer()
+        except Exception:  # closing must never stop the app from quitting
+            pass
+
+
+def open_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions that mean "cannot open": shown as one line, exit code 2."""
+    from swetui.config import ConfigError
+    from swetui.engine.workspace import WorkspaceError
+    from swetui.providers.errors import ProviderConfigError
+
+    return (ConfigError, WorkspaceError, ProviderConfigError, OSError, ValueError)
+
+
+def run_workspace(options: LaunchOptions) -> int:
+    """`swetui [PATH]`: open the session, run the full-screen app, return the exit code."""
+    from swetui.agent.session import AgentSession
+
+    try:
+        session = AgentSession.open(options)
+    except open_errors() as exc:
+        print(f"swetui: {exc}", file=sys.stderr)
+        return EXIT_OPEN_FAILED
+    app = SweTuiApp(session, options=options, watch=options.watch)
+    result = app.run()
+    return int(result or 0) if app.return_code in (None, 0) else app.return_code or 1

@@ -1,0 +1,154 @@
+"""From the agent's event bus to Textual messages.
+
+The bus calls listeners synchronously, possibly from another thread. Stream fragments
+(answer and reasoning chunks) are the hot path: they are coalesced here and handed on at
+most once a frame, so a fast model costs one transcript update per frame, not per token.
+Every other event is forwarded as it comes, after any buffered text, so order is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+from swetui.agent.turn_events import AnswerChunk, ReasoningChunk
+
+FRAME_SECONDS = 1 / 30
+"""How often buffered stream text is handed to the transcript (the UI's lag bound)."""
+
+
+class Session(Protocol):
+    """What the UI needs of the agent session (`swetui.agent.session.AgentSession`)."""
+
+    workspace: Any
+    engine: Any
+    bus: Any
+    queue: Any
+    model: str
+    mode: str
+    busy: bool
+
+    async def send(self, text: str) -> Any: ...
+    def cancel(self) -> bool: ...
+    async def compact(self, trigger: str = "manual", instructions: str | None = None,
+                      item_ids: Any = None) -> Any: ...
+    def undo_compaction(self) -> str: ...
+    def undo_edit(self) -> str: ...
+    def add_path(self, path: str) -> Any: ...
+    def set_model(self, spec: str) -> Any: ...
+    def set_mode(self, mode: str) -> Any: ...
+    def stats(self) -> Mapping[str, Any]: ...
+    def init_memory(self) -> Path: ...
+    def transcript(self) -> list[BaseModel]: ...
+    def sessions(self) -> list[Any]: ...
+    def close(self) -> None: ...
+
+
+class SessionEvent(Message):
+    """An engine, turn, approval or compaction event, in order."""
+
+    def __init__(self, event: BaseModel) -> None:
+        super().__init__()
+        self.event = event
+
+
+class StreamText(Message):
+    """Coalesced stream text of one turn: `kind` is `answer` or `reasoning`."""
+
+    def __init__(self, turn: int, kind: str, text: str) -> None:
+        super().__init__()
+        self.turn = turn
+        self.kind = kind
+        self.text = text
+
+
+class EventBridge:
+    """Subscribes to a bus and posts `SessionEvent` / `StreamText` messages to `target`."""
+
+    def __init__(self, target: MessagePump, *, frame: float = FRAME_SECONDS) -> None:
+        self.target = target
+        self.frame = frame
+        self._thread = threading.get_ident()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._key: tuple[int, str] | None = None
+        self._parts: list[str] = []
+        self._flush_handle: asyncio.Handle | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._lock = threading.Lock()
+
+    def attach(self, bus: Any) -> None:
+        """Start listening (call from the app's event loop)."""
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        self._unsubscribe = bus.subscribe(self.on_event)
+
+    def detach(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.flush()
+
+    def on_event(self, event: BaseModel) -> None:
+        """The bus listener: buffer stream text, forward everything else."""
+        if isinstance(event, AnswerChunk | ReasoningChunk):
+            kind = "answer" if isinstance(event, AnswerChunk) else "reasoning"
+            with self._lock:
+                key = (event.turn, kind)
+                if self._key is not None and self._key != key:
+                    self._flush_locked()
+                self._key = key
+                self._parts.append(event.text)
+                schedule = self._flush_handle is None
+                if schedule:
+                    self._flush_handle = self._pending_marker
+            if schedule:
+                self._schedule_flush()
+            return
+        self.flush()
+        self.target.post_message(SessionEvent(event))
+
+    _pending_marker: Any = object()
+
+    def _schedule_flush(self) -> None:
+        loop = self._loop
+        if loop is None:
+            self.flush()
+            return
+        if threading.get_ident() == self._thread:
+            handle = loop.call_later(self.frame, self.flush)
+        else:
+            loop.call_soon_threadsafe(self._schedule_from_loop)
+            return
+        with self._lock:
+            if self._flush_handle is self._pending_marker:
+                self._flush_handle = handle
+
+    def _schedule_from_loop(self) -> None:
+        assert self._loop is not None
+        handle = self._loop.call_later(self.frame, self.flush)
+        with self._lock:
+            if self._flush_handle is self._pending_marker:
+                self._flush_handle = handle
+
+    def flush(self) -> None:
+        """Hand on buffered text now (before any other event, and at the frame tick)."""
+        with self._lock:
+            self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        handle, self._flush_handle = self._flush_handle, None
+        if isinstance(handle, asyncio.Handle):
+            handle.cancel()
+        if self._parts and self._key is not None:
+            turn, kind = self._key
+            text = "".join(self._parts)
+            self._parts.clear()
+            self.target.post_message(StreamText(turn, kind, text))
+        self._key = None

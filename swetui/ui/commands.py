@@ -1,0 +1,205 @@
+"""Slash commands of the prompt (DESIGN §7): parsing, help and what each one does.
+
+Each command answers in the transcript, in place; a failure is shown there, never raised.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+from rich.text import Text
+
+from swetui.ui.widgets.status import format_tokens
+
+if TYPE_CHECKING:
+    from swetui.ui.screens.main import WorkspaceScreen
+
+MODES = ("ask", "auto-edit", "auto")
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    hint: str
+    help: str
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("compact", "[how]", "compact the context now (optionally: what to keep)"),
+    SlashCommand("context", "", "what the next request contains, per layer"),
+    SlashCommand("init", "", "write SWETUI.md, the project memory"),
+    SlashCommand("notes", "", "show the session notes"),
+    SlashCommand("stats", "", "tokens, turns and timings of this session"),
+    SlashCommand("mode", "[ask|auto-edit|auto]", "show or set the approval mode"),
+    SlashCommand("model", "[provider:model]", "show or set the model"),
+    SlashCommand("undo", "[compaction]", "undo the last applied edit (or compaction)"),
+    SlashCommand("clear", "", "clear the transcript view (the context stays)"),
+    SlashCommand("resume", "[id]", "list sessions, or reopen one"),
+    SlashCommand("help", "", "commands and keys"),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+
+KEYS_HELP = (
+    ("enter / ctrl+j", "send / new line"),
+    ("↑ ↓", "prompt history (at the first / last line)"),
+    ("tab / shift+tab", "next / previous pane"),
+    ("F2 F3 F4 F5 F6", "transcript, gauge, inspector, approvals, prompt"),
+    ("F7", "show / hide the right column"),
+    ("esc", "interrupt the turn"),
+    ("ctrl+p", "command palette: every action, themes, modes"),
+    ("ctrl+q", "quit"),
+)
+
+
+def parse(text: str) -> tuple[str, str]:
+    """`/compact keep the API` → ('compact', 'keep the API')."""
+    name, _, argument = text[1:].strip().partition(" ")
+    return name.lower(), argument.strip()
+
+
+def completion_entries() -> list[tuple[str, str, str]]:
+    return [(command.name, command.hint, command.help) for command in COMMANDS]
+
+
+class SlashCommands:
+    """Runs a slash command against the screen's session and transcript."""
+
+    def __init__(self, screen: WorkspaceScreen) -> None:
+        self.screen = screen
+
+    @property
+    def session(self) -> Any:
+        return self.screen.session
+
+    def say(self, content: Any, kind: str = "info") -> None:
+        self.screen.transcript.notice(content, kind)
+
+    async def run(self, text: str) -> None:
+        name, argument = parse(text)
+        handler: Callable[[str], Awaitable[None] | None] | None = getattr(
+            self, f"cmd_{name.replace('-', '_')}", None)
+        if name not in BY_NAME or handler is None:
+            close = [c.name for c in COMMANDS if c.name.startswith(name[:2])] if name else []
+            hint = f" Did you mean /{close[0]}?" if close else ""
+            self.screen.transcript.error(f"Unknown command /{name}.{hint} /help lists them.")
+            return
+        try:
+            result = handler(argument)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:  # a command failure is shown in place, never a crash
+            self.screen.transcript.error(f"/{name}: {exc}")
+
+    async def cmd_compact(self, argument: str) -> None:
+        await self.session.compact(trigger="manual", instructions=argument or None)
+
+    def cmd_context(self, _: str) -> None:
+        engine = self.session.engine
+        budget = engine.budget()
+        table = Table(title="Next request", title_justify="left", box=None, padding=(0, 1))
+        for column in ("layer", "tokens", "share", "budget"):
+            table.add_column(column, justify="left" if column == "layer" else "right")
+        for row in budget.layers:
+            style = "bold red" if row.over else ""
+            table.add_row(row.name.value, f"{row.tokens:,}", f"{row.share:.1%}",
+                          f"{row.budget:,}" if row.budget is not None else "—", style=style)
+        table.add_row("total", f"{budget.total:,}", f"{budget.percent / 100:.1%}",
+                      f"{budget.limit:,}", style="bold")
+        self.say(table)
+        self.say(Text(f"{len(engine)} items · threshold {budget.threshold:.0%} · the inspector "
+                      "(F4) lists them; its 'what is sent' view shows the exact request",
+                      style="dim"))
+
+    def cmd_init(self, _: str) -> None:
+        path = self.session.init_memory()
+        self.say(f"✓ Wrote {path} (project memory, loaded into the memory layer)")
+
+    def cmd_notes(self, _: str) -> None:
+        path = Path(self.session.notes_path)
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            text = ""
+        if not text:
+            self.say(f"No session notes yet ({path}).")
+            return
+        self.screen.transcript.markdown(f"**Session notes** — `{path}`\n\n{text[:20_000]}")
+
+    def cmd_stats(self, _: str) -> None:
+        table = Table(title="Session", title_justify="left", box=None, padding=(0, 1))
+        table.add_column("")
+        table.add_column("", justify="right")
+        for key, value in self.session.stats().items():
+            shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else \
+                str(value)
+            table.add_row(str(key).replace("_", " "), shown)
+        self.say(table)
+
+    def cmd_mode(self, argument: str) -> None:
+        if not argument:
+            others = " · ".join(mode for mode in MODES if mode != self.session.mode)
+            self.say(f"Mode: {self.session.mode} (others: {others}; /mode NAME switches)")
+            return
+        if argument not in MODES:
+            raise ValueError(f"unknown mode {argument!r}; choose ask, auto-edit or auto")
+        self.screen.set_mode(argument)
+
+    def cmd_model(self, argument: str) -> None:
+        if not argument:
+            self.say(f"Model: {self.session.model} (/model provider:model switches, "
+                     "e.g. /model offline)")
+            return
+        self.screen.set_model(argument)
+
+    def cmd_undo(self, argument: str) -> None:
+        if argument.startswith("comp"):
+            self.say(f"↺ {self.session.undo_compaction()}")
+        elif argument:
+            raise ValueError("use /undo or /undo compaction")
+        else:
+            self.say(f"↺ {self.session.undo_edit()}")
+
+    def cmd_clear(self, _: str) -> None:
+        self.screen.transcript.clear()
+        self.say(Text("Transcript cleared; the context is unchanged (/context shows it).",
+                      style="dim"))
+
+    def cmd_resume(self, argument: str) -> None:
+        if argument:
+            self.screen.app.reopen(resume=argument)
+            return
+        sessions = list(self.session.sessions())
+        if not sessions:
+            self.say("No saved sessions in this workspace yet.")
+            return
+        table = Table(title="Sessions (/resume ID reopens one)", title_justify="left",
+                      box=None, padding=(0, 1))
+        table.add_column("id")
+        table.add_column("details", overflow="ellipsis")
+        for entry in sessions[:20]:
+            session_id = getattr(entry, "session_id", None) or getattr(entry, "id", entry)
+            details = getattr(entry, "title", None) or getattr(entry, "summary", "") or ""
+            table.add_row(str(session_id), str(details))
+        self.say(table)
+
+    def cmd_help(self, _: str) -> None:
+        table = Table(title="Commands", title_justify="left", box=None, padding=(0, 1))
+        table.add_column("command", style="bold")
+        table.add_column("")
+        for command in COMMANDS:
+            table.add_row(f"/{command.name} {command.hint}".rstrip(), command.help)
+        keys = Table(title="Keys", title_justify="left", box=None, padding=(0, 1))
+        keys.add_column("key", style="bold")
+        keys.add_column("")
+        for key, what in KEYS_HELP:
+            keys.add_row(key, what)
+        self.say(table)
+        self.say(keys)
+        self.say(Text(f"Type @ to add a workspace file to the context. Tokens: "
+                      f"{format_tokens(self.session.engine.budget().total)} in use.",
+                      style="dim"))

@@ -1,0 +1,86 @@
+"""A modal text editor: edit what is sent for a context item, or an action before approving.
+
+ctrl+s saves, esc cancels, ctrl+r restores the original (when there is one). The result is
+an `EditorResult`; the caller decides what saving means (an engine edit, an approval).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static, TextArea
+
+from swetui.engine.items import ContextItem
+
+
+@dataclass(frozen=True)
+class EditorResult:
+    """What the user did: saved `text`, or asked to restore the original."""
+
+    text: str | None = None
+    revert: bool = False
+
+
+class ItemEditor(ModalScreen[EditorResult | None]):
+    """Edit a piece of text in a modal; dismisses with an `EditorResult` or None."""
+
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+r", "revert", "Restore original"),
+    ]
+
+    def __init__(self, title: str, text: str, *, subtitle: str = "", can_revert: bool = False,
+                 save_label: str = "save") -> None:
+        super().__init__()
+        self.heading = title
+        self.subtitle = subtitle
+        self.text = text
+        self.can_revert = can_revert
+        self.save_label = save_label
+
+    @classmethod
+    def for_item(cls, item: ContextItem) -> ItemEditor:
+        """The editor for a context item: what is sent now, with the original kept."""
+        subtitle = f"{item.kind.value} · {item.layer.value}"
+        if item.edited:
+            subtitle += " · edited (ctrl+r restores the original)"
+        return cls(f"Edit {item.title}", item.content, subtitle=subtitle,
+                   can_revert=item.edited)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="editor-dialog"):
+            yield Label(self.heading, id="editor-title", markup=False)
+            if self.subtitle:
+                yield Label(self.subtitle, id="editor-subtitle", markup=False)
+            yield TextArea(self.text, id="editor-text", show_line_numbers=True,
+                           soft_wrap=True)
+            hints = [f"ctrl+s {self.save_label}", "esc cancel"]
+            if self.can_revert:
+                hints.append("ctrl+r restore original")
+            with Horizontal(id="editor-keys"):
+                yield Static(" · ".join(hints), markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "revert":
+            return self.can_revert
+        return True
+
+    def action_save(self) -> None:
+        self.dismiss(EditorResult(text=self.query_one(TextArea).text))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_revert(self) -> None:
+        self.dismiss(EditorResult(revert=True))

@@ -1,0 +1,317 @@
+"""The workspace screen: transcript and prompt on the left, gauge, inspector and approval
+queue on the right, a header and a footer with the keys of the focused pane."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from swetui.agent.turn_events import (
+    AnswerChunk,
+    ModelCallStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from swetui.ui.bridge import EventBridge, Session, SessionEvent, StreamText
+from swetui.ui.commands import MODES, SlashCommands, completion_entries
+from swetui.ui.screens.approval_lines import decision_line, is_approval_event
+from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
+from swetui.ui.widgets.header import WorkspaceHeader, short_path
+from swetui.ui.widgets.prompt import PromptBar, PromptInput
+from swetui.ui.widgets.prompt_complete import Completer, list_workspace_files
+from swetui.ui.widgets.status import TurnStatus
+from swetui.ui.widgets.transcript import Transcript
+from swetui.ui.widgets.transcript_entries import TOOL_VERBS
+
+MIN_WIDTH, MIN_HEIGHT = 60, 16
+_AT_PATH = re.compile(r"(?:^|(?<=\s))@(\S+)")
+PANES = ("transcript", "gauge", "inspector", "approvals", "prompt-input")
+
+
+class WorkspaceScreen(Screen[None]):
+    """The one screen of a workspace session."""
+
+    CSS_PATH = "main.tcss"
+    AUTO_FOCUS = "#prompt-input"
+
+    BINDINGS = [
+        Binding("escape", "interrupt", "Interrupt", priority=True, show=False),
+        Binding("f1", "help", "Help", show=False),
+        Binding("f2,alt+1", "focus_pane('transcript')", "Transcript", show=False),
+        Binding("f3,alt+2", "focus_pane('gauge')", "Gauge", show=False),
+        Binding("f4,alt+3", "focus_pane('inspector')", "Context", show=False),
+        Binding("f5,alt+4", "focus_pane('approvals')", "Approvals", show=False),
+        Binding("f6,alt+5", "focus_pane('prompt-input')", "Prompt", show=False),
+        Binding("f7", "toggle_sidebar", "Side panes", show=False),
+        Binding("f8", "toggle_maximize", "Maximize", show=False),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.bridge = EventBridge(self)
+        self.commands = SlashCommands(self)
+        root = session.workspace.root
+        self.transcript = Transcript(id="transcript")
+        self.status = TurnStatus(id="turn-status")
+        self.header = WorkspaceHeader(id="header")
+        self.completer = Completer(completion_entries(), {
+            "mode": lambda: MODES,
+            "undo": lambda: ("compaction",),
+            "resume": self._session_ids,
+        })
+        self.prompt = PromptBar(self.completer, id="prompt")
+        self.gauge = BudgetGauge(session.engine, id="gauge")
+        self.inspector = ContextInspector(session.engine, id="inspector", root=root)
+        self.approvals = ApprovalQueuePane(session.queue, id="approvals", root=root)
+
+    def compose(self) -> ComposeResult:
+        yield self.header
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield self.transcript
+                yield self.status
+            with Vertical(id="sidebar"):
+                yield self.gauge
+                yield self.inspector
+                yield self.approvals
+        yield self.prompt
+        yield Footer(id="footer", compact=True)
+        yield Static("", id="too-small")
+
+    def on_mount(self) -> None:
+        self.transcript.border_title = "Transcript"
+        self.gauge.border_title = "Budget"
+        self.inspector.border_title = "Context"
+        self.approvals.border_title = "Approvals"
+        header = self.header
+        header.workspace = short_path(self.session.workspace.root)
+        header.model = self.session.model
+        header.mode = self.session.mode
+        self.bridge.attach(self.session.bus)
+        self.transcript.replay(self.session.transcript())
+        for notice in getattr(self.session, "notices", ()):
+            self.transcript.notice(f"! {notice}", "warning")
+        self._update_pending()
+        start = getattr(self.session, "start", None)
+        if callable(start):
+            start()
+        self._index_files()
+        self._check_size(self.size.width, self.size.height)
+
+    def on_unmount(self) -> None:
+        self.bridge.detach()
+
+    # -- session events --------------------------------------------------------------------
+
+    def on_stream_text(self, message: StreamText) -> None:
+        self.transcript.stream(message.turn, message.kind, message.text)
+        if message.kind == "answer":
+            self.status.activity = "Responding…"
+
+    def on_session_event(self, message: SessionEvent) -> None:
+        event = message.event
+        self.transcript.show_event(event)
+        self._follow_status(event)
+        if is_approval_event(event):
+            self._update_pending()
+            line = decision_line(event)
+            if line is not None:
+                self.transcript.notice(line, "decision")
+        elif type(event).__name__ == "ModeChanged":
+            self.header.mode = str(getattr(event, "mode", self.session.mode))
+
+    def _follow_status(self, event: BaseModel) -> None:
+        status = self.status
+        match event:
+            case TurnStarted():
+                status.start("Thinking…")
+                self.header.busy = True
+            case ModelCallStarted():
+                status.activity = "Thinking…"
+            case ToolCallStarted():
+                status.activity = f"{TOOL_VERBS.get(event.name, event.name)}…"
+            case ToolCallFinished() | AnswerChunk():
+                status.activity = "Thinking…"
+            case TurnFinished():
+                status.stop()
+                self.header.busy = False
+        if type(event).__name__ == "ApprovalRequested" and status.running:
+            status.activity = "Waiting for your approval (F5)…"
+
+    def _update_pending(self) -> None:
+        self.header.pending = len(self.session.queue.pending())
+        self.query_one("#sidebar").set_class(self.header.pending > 0, "-pending")
+
+    def on_approval_queue_pane_count_changed(self, message: ApprovalQueuePane.CountChanged) -> None:
+        self.header.pending = message.count
+        self.query_one("#sidebar").set_class(message.count > 0, "-pending")
+
+    def on_workspace_header_badge_clicked(self) -> None:
+        self.action_focus_pane("approvals")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.header.show_badge = not self._within(event.widget, self.approvals)
+
+    @staticmethod
+    def _within(widget: Widget, ancestor: Widget) -> bool:
+        node: Any = widget
+        while node is not None:
+            if node is ancestor:
+                return True
+            node = node.parent
+        return False
+
+    # -- the prompt --------------------------------------------------------------------------
+
+    @on(PromptInput.Submitted)
+    def _submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        self.session.engine.set_draft("")
+        if text.startswith("/"):
+            self.transcript.notice(Text(f"› {text}", style="bold"), "command")
+            self._run_command(text)
+            return
+        rest = self._add_paths(text)
+        if not rest.strip():
+            return
+        if self.session.busy:
+            self.transcript.error("The agent is still working; press esc to interrupt it first.")
+            self.prompt.input.load_text(text)
+            return
+        self._send(text)
+
+    def _add_paths(self, text: str) -> str:
+        """Add every `@path` to the context; returns the text without them."""
+        for match in _AT_PATH.finditer(text):
+            path = match.group(1).rstrip(",.;:")
+            try:
+                item = self.session.add_path(path)
+            except (ValueError, OSError) as exc:
+                self.transcript.error(str(exc))
+                continue
+            self.transcript.notice(f"+ Added {item.title} to the context "
+                                   f"({item.tokens:,} tokens, {item.layer.value} layer)", "added")
+        return _AT_PATH.sub("", text)
+
+    def on_prompt_bar_draft_changed(self, message: PromptBar.DraftChanged) -> None:
+        self.session.engine.set_draft(message.text)
+
+    @work(group="turn", exit_on_error=False)
+    async def _send(self, text: str) -> None:
+        try:
+            await self.session.send(text)
+        except Exception as exc:  # shown in place; the session carries on
+            self.status.stop()
+            self.header.busy = False
+            self.transcript.error(f"{type(exc).__name__}: {exc}")
+
+    @work(group="command", exit_on_error=False)
+    async def _run_command(self, text: str) -> None:
+        await self.commands.run(text)
+        self.header.mode = self.session.mode
+        self.header.model = self.session.model
+
+    @work(thread=True, group="files", exclusive=True, exit_on_error=False)
+    def _index_files(self) -> None:
+        files = list_workspace_files(self.session.workspace.root)
+        self.app.call_from_thread(setattr, self.completer, "files", files)
+
+    def _session_ids(self) -> list[str]:
+        ids = []
+        for entry in self.session.sessions():
+            value = getattr(entry, "session_id", None) or getattr(entry, "id", None)
+            if value:
+                ids.append(str(value))
+        return ids
+
+    # -- actions (keys and palette) ----------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "interrupt":
+            return self.session.busy
+        return True
+
+    def action_interrupt(self) -> None:
+        if self.session.cancel():
+            self.status.activity = "Interrupting…"
+
+    def action_help(self) -> None:
+        self._run_command("/help")
+
+    def action_focus_pane(self, pane: str) -> None:
+        if pane != "prompt-input" and self.query_one("#sidebar").has_class("-hidden") \
+                and pane in ("gauge", "inspector", "approvals"):
+            self.query_one("#sidebar").remove_class("-hidden")
+        self.query_one(f"#{pane}").focus()
+
+    def action_toggle_sidebar(self) -> None:
+        sidebar = self.query_one("#sidebar")
+        sidebar.toggle_class("-hidden")
+        if sidebar.has_class("-hidden") and self._within(self.focused, sidebar):
+            self.prompt.input.focus()
+
+    def action_toggle_maximize(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None:
+            target = self.focused
+            for pane in (self.transcript, self.gauge, self.inspector, self.approvals):
+                if self._within(self.focused, pane):
+                    target = pane
+            self.maximize(target, container=False)
+
+    def set_mode(self, mode: str) -> None:
+        self.session.set_mode(mode)
+        self.header.mode = self.session.mode
+        self.transcript.notice(f"Mode: {self.session.mode}", "mode")
+
+    def set_model(self, spec: str) -> None:
+        self.session.set_model(spec)
+        self.header.model = self.session.model
+        self.transcript.notice(f"Model: {self.session.model}", "model")
+
+    def run_slash(self, text: str) -> None:
+        """Run a slash command as if typed (the palette uses this)."""
+        self.transcript.notice(Text(f"› {text}", style="bold"), "command")
+        self._run_command(text)
+
+    @on(ContextInspector.CompactRequested)
+    def _compact_selection(self, message: ContextInspector.CompactRequested) -> None:
+        self._compact(list(message.item_ids))
+
+    @work(group="compaction", exit_on_error=False)
+    async def _compact(self, item_ids: list[str]) -> None:
+        try:
+            result = await self.session.compact(trigger="selection", item_ids=item_ids)
+        except Exception as exc:
+            self.transcript.error(f"compaction failed: {exc}")
+            return
+        if result is None:
+            self.transcript.notice("Nothing to compact in the selection.", "compaction")
+
+    # -- size --------------------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.set_class(small, "-too-small")
+        self.set_class(width < 110, "-narrow")
+        if small:
+            self.query_one("#too-small", Static).update(
+                f"Terminal too small ({width}×{height}).\nswetui needs at least "
+                f"{MIN_WIDTH}×{MIN_HEIGHT}; enlarge the window.\nctrl+q quits.")

@@ -1,0 +1,192 @@
+"""The transcript: an anchored scroll of what the user said and what the agent did."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+from swetui.agent.turn_events import (
+    AnswerChunk,
+    CompactionNotice,
+    ReasoningChunk,
+    RetrievalDone,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from swetui.engine.events import (
+    CompactionFinished,
+    CompactionStarted,
+    CompactionUndone,
+    EngineNotice,
+)
+from swetui.ui.widgets.status import format_duration, format_tokens
+from swetui.ui.widgets.transcript_entries import (
+    ActionEntry,
+    AnswerBlock,
+    CompletionLine,
+    ErrorLine,
+    NoticeLine,
+    ReasoningBlock,
+    UserMessage,
+)
+
+
+class Transcript(VerticalScroll):
+    """Entries in order; follows the end while the user has not scrolled away."""
+
+    BINDINGS = [
+        Binding("home", "scroll_home", "Top", show=False),
+        Binding("end", "scroll_end", "End", show=True),
+        Binding("ctrl+o", "toggle_reasoning", "Reasoning", show=True),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id, can_focus=True)
+        self._reasoning: ReasoningBlock | None = None
+        self._answer: AnswerBlock | None = None
+        self._actions: dict[str, ActionEntry] = {}
+        self.turn: int | None = None
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- writing -------------------------------------------------------------------------
+
+    def _add(self, widget: Widget) -> Widget:
+        self.mount(widget)
+        return widget
+
+    def add_user(self, text: str) -> None:
+        self._close_blocks()
+        self._add(UserMessage(text))
+
+    def notice(self, content: Any, kind: str = "info") -> None:
+        """A line from swetui (command results, decisions, compactions)."""
+        self._add(NoticeLine(content, kind=kind))
+
+    def markdown(self, text: str) -> None:
+        """A block of Markdown from swetui (notes, help)."""
+        self._add(Markdown(text, classes="entry notice-markdown"))
+
+    def error(self, message: str) -> None:
+        self._add(ErrorLine(message))
+
+    def clear(self) -> None:
+        self._close_blocks()
+        self._actions.clear()
+        self.remove_children()
+
+    def stream(self, turn: int, kind: str, text: str) -> None:
+        """Coalesced answer or reasoning text of `turn`."""
+        self.turn = turn
+        if kind == "reasoning":
+            if self._reasoning is None:
+                self._reasoning = ReasoningBlock()
+                self._add(self._reasoning)
+            self._reasoning.append(text)
+            return
+        if self._reasoning is not None:
+            self._reasoning.finish()
+            self._reasoning = None
+        if self._answer is None:
+            self._answer = AnswerBlock()
+            self._add(self._answer)
+        self._answer.feed(text)
+
+    async def settle(self) -> None:
+        """Wait until streamed text is on screen (tests and benchmarks)."""
+        for answer in self.query(AnswerBlock):
+            await answer.settle()
+
+    def _close_blocks(self) -> None:
+        if self._reasoning is not None:
+            self._reasoning.finish()
+        self._reasoning = None
+        self._answer = None
+
+    # -- events --------------------------------------------------------------------------
+
+    def show_event(self, event: BaseModel) -> None:
+        """Render one engine or turn event (stream chunks arrive through `stream`)."""
+        match event:
+            case TurnStarted():
+                self.turn = event.turn
+                self.add_user(event.text)
+            case AnswerChunk():
+                self.stream(event.turn, "answer", event.text)
+            case ReasoningChunk():
+                self.stream(event.turn, "reasoning", event.text)
+            case RetrievalDone() if event.item_ids:
+                self.notice(Text(f"⌕ {event.summary}", style="dim"), "retrieval")
+            case ToolCallStarted():
+                self._close_blocks()
+                entry = ActionEntry(event.call_id, event.name, dict(event.arguments))
+                self._actions[event.call_id] = entry
+                self._add(entry)
+            case ToolCallFinished():
+                entry = self._actions.get(event.call_id)
+                if entry is None:
+                    entry = ActionEntry(event.call_id, event.name, {})
+                    self._actions[event.call_id] = entry
+                    self._add(entry)
+                entry.finish(event.summary, event.content, event.is_error)
+            case TurnFinished():
+                self._finish_turn(event)
+            case CompactionNotice():
+                self.notice(f"⇣ {event.message}", "compaction")
+            case CompactionStarted():
+                self.notice(Text(f"⇣ Compacting {event.items} items ({event.trigger}, "
+                                 f"{format_tokens(event.tokens_before)} tokens)…",
+                                 style="dim"), "compaction")
+            case CompactionFinished():
+                self.notice(Text(
+                    f"⇣ Compacted {len(event.folded)} items: "
+                    f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}"
+                    f" tokens (−{event.reduction:.0f}%) in {event.duration_ms:.0f} ms"
+                    " · /undo compaction to restore"), "compaction")
+            case CompactionUndone():
+                self.notice(f"↺ Compaction undone: {len(event.restored)} items restored",
+                            "compaction")
+            case EngineNotice():
+                self.notice(f"! {event.message}", event.level)
+
+    def _finish_turn(self, event: TurnFinished) -> None:
+        self._close_blocks()
+        if event.error:
+            self.error(event.error)
+        line = Text()
+        if event.interrupted:
+            line.append("⏹ Interrupted", style="bold")
+            kind = "interrupted"
+        elif event.error:
+            line.append("✗ Failed", style="bold")
+            kind = "failed"
+        else:
+            line.append("✓ Done", style="bold")
+            kind = "done"
+        line.append(f" in {format_duration(event.duration)}")
+        up, down = format_tokens(event.input_tokens), format_tokens(event.output_tokens)
+        line.append(f" · ↑{up} ↓{down}", style="dim")
+        self._add(CompletionLine(line, kind=kind))
+
+    def replay(self, events: Iterable[BaseModel]) -> None:
+        """Re-render a resumed session's turn events."""
+        for event in events:
+            self.show_event(event)
+        self._close_blocks()
+
+    def action_toggle_reasoning(self) -> None:
+        blocks = list(self.query(ReasoningBlock))
+        if blocks:
+            collapse = not all(block.collapsed for block in blocks)
+            for block in blocks:
+                block.collapsed = collapse
