@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import PurePosixPath
 
@@ -50,6 +51,7 @@ or set `SWETUI_MODEL=provider:model` in the environment, or `model = "provider:m
 """
 
 _EXCERPT_LINES = 40
+_GREP_HIT = re.compile(r"^[^\s\[][^:]*:\d+: ")
 _HITS_SHOWN = 20
 _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".tsx": "tsx",
               ".json": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".md": "markdown",
@@ -174,6 +176,11 @@ def _section(result: Message, call: ToolCall | None) -> str:
     args = call.arguments if call else {}
     content = result.content.rstrip("\n")
     subject = _subject(tool, args)
+    if tool == "bash" and content.startswith("$ "):
+        # The command ran (a non-zero exit is an error result, not a refusal): show output.
+        outcome = "failed" if result.is_error else "finished"
+        return (f"Ran `{args.get('command', '')}`; it {outcome}:\n\n"
+                f"{_fence(content, 'text', _EXCERPT_LINES)}")
     if result.is_error:
         reason = content.strip() or "no reason given"
         return f"**{tool}** {subject}did not go through: {_first_lines(reason, 3)}"
@@ -181,10 +188,12 @@ def _section(result: Message, call: ToolCall | None) -> str:
         path = str(args.get("path", ""))
         return f"Here is `{path}`:\n\n{_fence(content, _language(path), _EXCERPT_LINES)}"
     if tool == "grep":
-        hits = [line for line in content.splitlines() if line.strip()]
+        # Hits are `path:line: text`; bracketed lines are the tool's notes, not hits.
+        hits = [line for line in content.splitlines() if _GREP_HIT.match(line)]
         term = args.get("pattern", "")
-        if not hits or content.strip().lower().startswith("no match"):
-            return f"No matches for `{term}`."
+        if not hits:
+            return f"No matches for `{term}`." + (f" ({_first_lines(content, 2)})"
+                                                   if content.strip() else "")
         count = f"{len(hits)} match{'es' if len(hits) != 1 else ''}"
         return f"Found {count} for `{term}`:\n\n{_fence(content, 'text', _HITS_SHOWN)}"
     if tool in ("list_dir", "glob"):
@@ -196,9 +205,8 @@ def _section(result: Message, call: ToolCall | None) -> str:
         detail = f"\n\n{_first_lines(content, 3)}" if content.strip() else ""
         return f"{verb} `{args.get('path', '')}`.{detail}"
     if tool == "bash":
-        command = args.get("command", "")
         output = _fence(content or "(no output)", "text", _EXCERPT_LINES)
-        return f"Ran `{command}`:\n\n{output}"
+        return f"Ran `{args.get('command', '')}`:\n\n{output}"
     return f"**{tool}** {subject}returned:\n\n{_fence(content, 'text', _EXCERPT_LINES)}"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -135,7 +135,7 @@ class SseProvider:
                     event = event.model_copy(update={"message": self._redact(event.message)})
                 yield event
 
-    async def _stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+    async def _stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
         left = self.breaker.remaining()
         if left is not None:
             yield StreamError(
@@ -201,7 +201,9 @@ class SseProvider:
             yield StreamError(message=message, retryable=failure.retryable, status=failure.status)
             return
 
-    async def _events(self, sse: AsyncIterator[ServerSentEvent]) -> AsyncIterator[ProviderEvent]:
+    async def _events(
+        self, sse: AsyncIterator[ServerSentEvent]
+    ) -> AsyncGenerator[ProviderEvent, None]:
         """Parsed events up to and including the terminal one."""
         parser = self._parser()
         async for message in sse:

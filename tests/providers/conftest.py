@@ -15,6 +15,14 @@ from tests.providers.helpers import API_KEY
 from tests.providers.loopback import FakeClock, LoopbackServer, RecordedSleeps
 
 
+@pytest.fixture(autouse=True)
+def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx honours proxy variables; loopback traffic must not go through a proxy."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                 "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 async def server() -> AsyncIterator[LoopbackServer]:
     """A scripted HTTP server on 127.0.0.1."""

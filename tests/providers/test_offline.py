@@ -113,11 +113,12 @@ async def test_answers_from_tool_results_in_markdown():
         Message(role="tool", tool_call_id="c1", name="read_file",
                 content="def greet(name):\n    return f'hello {name}'\n"),
         Message(role="tool", tool_call_id="c2", name="grep",
-                content="src/app.py:1: def greet(name):\ntests/t.py:3: greet('x')"),
+                content="src/app.py:1: def greet(name):\ntests/t.py:3: greet('x')\n"
+                        "[skipped 1 files: binary]"),
         Message(role="tool", tool_call_id="c3", name="list_dir", content="README.md\nsrc/"),
         Message(role="tool", tool_call_id="c4", name="edit_file", content="Edited src/app.py"),
         Message(role="tool", tool_call_id="c5", name="bash",
-                content="denied by the user: not on main", is_error=True),
+                content="The user denied this action: not on main", is_error=True),
     ]
     events = await collect(OfflineProvider(), _after_tools("do it all", calls, results))
     assert not [e for e in events if e.kind.startswith("tool")]  # no new calls
@@ -127,7 +128,8 @@ async def test_answers_from_tool_results_in_markdown():
     assert "Found 2 matches for `greet`" in answer and "tests/t.py:3: greet('x')" in answer
     assert "README.md\nsrc/" in answer
     assert "Applied the edit to `src/app.py`" in answer
-    assert "`pytest -q`" in answer and "denied by the user: not on main" in answer
+    assert "**bash** `pytest -q` did not go through: The user denied this action: not on main" \
+        in answer
     assert events[-1] == Done(stop_reason="stop")
 
 
@@ -179,3 +181,15 @@ async def test_usage_estimates_grow_with_the_request():
         system="x" * 4000, messages=(Message(role="user", content="ls"),)))
     usage = [e for e in small + big if isinstance(e, Usage)]
     assert usage[1].input_tokens - usage[0].input_tokens == 1000
+
+
+async def test_a_failing_command_shows_its_output_and_no_matches_is_said_plainly():
+    calls = [ToolCall(id="b", name="bash", arguments={"command": "pytest -q"}),
+             ToolCall(id="g", name="grep", arguments={"pattern": "nothere"})]
+    results = [Message(role="tool", tool_call_id="b", is_error=True,
+                       content="$ pytest -q\nE   AssertionError: 1 != 2\n[exit code 1]"),
+               Message(role="tool", tool_call_id="g",
+                       content="no matches for 'nothere' in the workspace")]
+    answer = text_of(await collect(OfflineProvider(), _after_tools("go", calls, results)))
+    assert "Ran `pytest -q`; it failed:" in answer and "AssertionError: 1 != 2" in answer
+    assert "No matches for `nothere`" in answer and "Found" not in answer
