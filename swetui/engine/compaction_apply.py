@@ -1,0 +1,120 @@
+"""Applying a compaction plan and undoing it.
+
+Applying is one engine batch (the gauge updates once). Each folded item remembers, in its
+meta, the compaction that folded it and its state before; each created item carries its
+compaction's id. So undo needs no side table, survives a resumed session, and drops the
+created items (never deletes them) while every folded item gets its previous state back.
+"""
+
+from __future__ import annotations
+
+import time
+
+from swetui.engine.compaction_plan import CompactionPlan, paused_gc
+from swetui.engine.context import ContextEngine
+from swetui.engine.events import CompactionFinished, CompactionStarted, CompactionUndone
+from swetui.engine.items import ItemState
+
+
+class StalePlan(ValueError):
+    """The context changed after the plan was made: plan again."""
+
+
+class NoCompaction(LookupError):
+    """There is no (such) compaction to undo."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "no compaction to undo"
+
+
+def _check(engine: ContextEngine, plan: CompactionPlan) -> None:
+    for fold in plan.folds:
+        if fold.id not in engine:
+            raise StalePlan(f"{fold.id} is gone since the compaction was planned; plan again")
+        item = engine.get(fold.id)
+        if item.content_hash != fold.content_hash or item.state is not fold.previous_state \
+                or item.pinned:
+            raise StalePlan(f"{fold.id} changed since the compaction was planned; plan again")
+    for item in plan.created:
+        if item.id in engine:
+            raise StalePlan(f"plan {plan.compaction_id} was already applied")
+
+
+def apply(engine: ContextEngine, plan: CompactionPlan,
+          trigger: str = "manual") -> CompactionFinished:
+    """Fold and create as planned, in one batch; publishes CompactionStarted/Finished."""
+    _check(engine, plan)
+    started = time.perf_counter()
+    before = engine.budget().total
+    engine.bus.publish(CompactionStarted(compaction_id=plan.compaction_id, trigger=trigger,
+                                         items=len(plan.folds), tokens_before=before))
+    with paused_gc(), engine.batch("compacted"):
+        for fold in plan.folds:
+            item = engine.get(fold.id)
+            record = {"id": plan.compaction_id, "state": fold.previous_state.value,
+                      "stub": fold.previous_stub}
+            # `add` of a counted item replaces it in place without recounting its content
+            engine.add(item.model_copy(update={
+                "state": fold.state, "stub": fold.stub,
+                "meta": {**item.meta, "compaction": record}}), reason="compacted")
+        for item in plan.created:
+            engine.add(item, reason="compacted")
+    finished = CompactionFinished(
+        compaction_id=plan.compaction_id, trigger=trigger,
+        folded=tuple(fold.id for fold in plan.folds),
+        created=tuple(item.id for item in plan.created),
+        tokens_before=before, tokens_after=engine.budget().total,
+        duration_ms=plan.planned_ms + (time.perf_counter() - started) * 1000)
+    engine.bus.publish(finished)
+    return finished
+
+
+def _number(compaction_id: str) -> int:
+    digits = compaction_id.lstrip("abcdefghijklmnopqrstuvwxyz")
+    return int(digits) if digits.isdigit() else 0
+
+
+def active_compactions(engine: ContextEngine) -> list[str]:
+    """Ids of the compactions in effect (applied, not undone), oldest first."""
+    found: set[str] = set()
+    for item in engine:
+        record = item.meta.get("compaction")
+        if isinstance(record, dict) and record.get("id"):
+            found.add(record["id"])
+        if item.meta.get("compaction_id") and not item.meta.get("undone"):
+            found.add(item.meta["compaction_id"])
+    return sorted(found, key=lambda cid: (_number(cid), cid))
+
+
+def undo(engine: ContextEngine, compaction_id: str | None = None) -> CompactionUndone:
+    """Undo the last compaction (or `compaction_id`, and any made after it): folded items get
+    their previous state back, created items are dropped (kept in the archive)."""
+    active = active_compactions(engine)
+    if not active:
+        raise NoCompaction("no compaction to undo in this session")
+    target = compaction_id or active[-1]
+    if target not in active:
+        raise NoCompaction(f"no compaction {target!r} in effect (in effect: {', '.join(active)})")
+    undone: CompactionUndone | None = None
+    for cid in reversed(active[active.index(target):]):
+        undone = _undo_one(engine, cid)
+    assert undone is not None
+    return undone
+
+
+def _undo_one(engine: ContextEngine, compaction_id: str) -> CompactionUndone:
+    restored: list[str] = []
+    with engine.batch("compaction undone"):
+        for item in engine:
+            record = item.meta.get("compaction")
+            if isinstance(record, dict) and record.get("id") == compaction_id:
+                meta = {k: v for k, v in item.meta.items() if k != "compaction"}
+                engine.update(item.id, state=ItemState(record["state"]), stub=record.get("stub"),
+                              meta=meta, reason="compaction undone")
+                restored.append(item.id)
+            elif item.meta.get("compaction_id") == compaction_id and not item.meta.get("undone"):
+                engine.update(item.id, state=ItemState.DROPPED,
+                              meta={**item.meta, "undone": True}, reason="compaction undone")
+    event = CompactionUndone(compaction_id=compaction_id, restored=tuple(restored))
+    engine.bus.publish(event)
+    return event

@@ -1,0 +1,191 @@
+"""Building a compaction plan: fold items, create the exchange trio (header, summary, full
+text in the archive), then the running summary and the reference index that keep every path
+and identifier of what was folded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from swetui.engine.assembly import CONVERSATION_KINDS
+from swetui.engine.compaction_plan import CompactionPlan, Fold, make_fold, settle_tokens
+from swetui.engine.compaction_text import (
+    exchange_header,
+    exchange_summary,
+    identifiers,
+    item_identifiers,
+    message_stub,
+    render_index,
+    render_running_summary,
+    summary_facts,
+    tool_stub,
+)
+from swetui.engine.context import ContextEngine
+from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
+
+LIVE = (ItemState.INCLUDED, ItemState.STALE)
+
+
+@dataclass
+class Snapshot:
+    """The engine's items as compaction sees them: conversation by turn, and the items an
+    earlier compaction created that are still sent."""
+
+    items: list[ContextItem]
+    current: int
+    conversation: dict[int, list[ContextItem]] = field(default_factory=dict)
+    headers: dict[int, ContextItem] = field(default_factory=dict)
+    summaries: dict[int, ContextItem] = field(default_factory=dict)
+    running: list[ContextItem] = field(default_factory=list)
+    index: list[ContextItem] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, engine: ContextEngine) -> Snapshot:
+        snap = cls(items=list(engine), current=engine.turn)
+        for item in snap.items:
+            if item.layer is Layer.HISTORY and item.kind in CONVERSATION_KINDS:
+                snap.conversation.setdefault(item.turn_created, []).append(item)
+            elif item.meta.get("compaction_id") and item.state in LIVE:
+                role = item.meta.get("role")
+                if role == "header":
+                    snap.headers[item.meta["turn"]] = item
+                elif role == "summary":
+                    snap.summaries[item.meta["turn"]] = item
+                elif role == "running":
+                    snap.running.append(item)
+                elif role == "index":
+                    snap.index.append(item)
+        return snap
+
+    def exchanges(self) -> list[int]:
+        """Every exchange (turn) of the session, live or already folded, oldest first."""
+        return sorted(set(self.conversation) | set(self.headers))
+
+
+class PlanBuilder:
+    """Collects folds and created items for one compaction, then settles its tokens."""
+
+    def __init__(self, engine: ContextEngine, snapshot: Snapshot, compaction_id: str,
+                 compactor: str = "structural") -> None:
+        self.engine = engine
+        self.snap = snapshot
+        self.id = compaction_id
+        self.compactor = compactor
+        self.folds: dict[str, Fold] = {}
+        self.folded_items: list[ContextItem] = []
+        self.created: list[ContextItem] = []
+        self.exchanges: list[tuple[int, list[ContextItem]]] = []
+        self.notes: list[str] = []
+        self.retained: set[str] = set()
+
+    def fold(self, item: ContextItem, stub: str | None = None) -> None:
+        if item.id in self.folds or item.pinned or item.state not in LIVE:
+            return
+        self.folds[item.id] = make_fold(self.engine, item, stub)
+        self.folded_items.append(item)
+
+    def fold_message(self, item: ContextItem) -> None:
+        self.fold(item, tool_stub(item) if item.kind is ItemKind.TOOL_CALL else message_stub(item))
+
+    def _new(self, kind: ItemKind, layer: Layer, title: str, content: str, *, turn: int,
+             state: ItemState = ItemState.INCLUDED, **meta: object) -> ContextItem:
+        item = ContextItem(id=self.engine.new_id("d"), kind=kind, layer=layer, title=title,
+                           content=content, state=state, origin=Origin.AUTO,
+                           turn_created=turn, turn_last_used=self.snap.current,
+                           source=Source(turn_id=f"t{turn}"),
+                           meta={"compaction_id": self.id, **meta})
+        self.created.append(item)
+        return item
+
+    def collapse(self, turn: int, live: list[ContextItem], position: int,
+                 keep_summaries: int) -> None:
+        """Fold `live` items of exchange `turn` into a header (always sent) and a summary
+        (sent while the exchange is within the last `keep_summaries`)."""
+        covered = [item.id for item in live]
+        for old in (self.snap.headers.get(turn), self.snap.summaries.get(turn)):
+            if old is not None:
+                covered = [*old.meta.get("items", []), *covered]
+                self.fold(old)
+        for item in live:
+            self.fold_message(item)
+        everything = self.snap.conversation.get(turn, live)
+        count = self.engine.counter.count
+        user = next((i.content for i in everything if i.kind is ItemKind.USER_MESSAGE), "")
+        header_id = self.engine.new_id("d")
+        header = exchange_header(turn, user, count)
+        summary_state = ItemState.INCLUDED if position <= keep_summaries else ItemState.COMPACTED
+        summary = self._new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, f"Turn {turn} summary",
+                            exchange_summary(turn, everything, count), turn=turn,
+                            state=summary_state, role="summary", header_id=header_id,
+                            items=list(dict.fromkeys(covered)))
+        header_item = ContextItem(
+            id=header_id, kind=ItemKind.EXCHANGE_DIGEST, layer=Layer.HISTORY,
+            title=f"Turn {turn}: {header.split(': ', 1)[-1]}", content=header,
+            origin=Origin.AUTO, turn_created=turn, turn_last_used=self.snap.current,
+            source=Source(turn_id=f"t{turn}"),
+            meta={"compaction_id": self.id, "role": "header", "turn": turn,
+                  "summary_id": summary.id, "items": list(dict.fromkeys(covered))})
+        self.created.insert(len(self.created) - 1, header_item)
+        self.exchanges.append((turn, live))
+
+    def finish(self, *, instructions: str | None = None,
+               running_text: str | None = None) -> CompactionPlan:
+        """Add the running summary and the reference index, and settle the tokens."""
+        plan = CompactionPlan(compaction_id=self.id, compactor=self.compactor,
+                              instructions=instructions, notes=self.notes)
+        if not self.folds:
+            settle_tokens(self.engine, plan)
+            return plan
+        if self.exchanges or self.snap.running:
+            self._running_summary(instructions, running_text)
+        self._index()
+        plan.folds = list(self.folds.values())
+        plan.created = self.created
+        plan.retained = sorted(self.retained)
+        settle_tokens(self.engine, plan)
+        return plan
+
+    def _running_summary(self, instructions: str | None, text: str | None) -> None:
+        previous: dict = {}
+        for old in self.snap.running:
+            previous = dict(old.meta.get("facts", {}))
+            self.fold(old)
+        facts = summary_facts(previous, self.exchanges)
+        if instructions:
+            facts["focus"] = instructions.strip()[:200]
+        count = self.engine.counter.count
+        body = text if text is not None else render_running_summary(facts, count)
+        self._new(ItemKind.SUMMARY, Layer.SUMMARY, "Running summary", body,
+                  turn=self.snap.current, role="running", facts=facts)
+
+    def _index(self) -> None:
+        for old in self.snap.index:
+            self.fold(old)
+        sent = [item for item in self.created if item.state is ItemState.INCLUDED]
+        present: set[str] = set()
+        for item in sent:
+            present |= identifiers(item.content)
+        groups: dict[str, list[str]] = {}
+        placed: set[str] = set()
+        for old in self.snap.index:
+            for where, names in old.meta.get("groups", {}).items():
+                self._place(groups, placed, present, where, names)
+        for item in self.folded_items:
+            names = item_identifiers(item)
+            self.retained |= names
+            where = item.source.path or f"t{item.turn_created}"
+            if item.meta.get("role") == "index":
+                continue  # its groups were carried over above
+            self._place(groups, placed, present, where, sorted(names))
+        if groups:
+            self._new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, "Reference index",
+                      render_index(groups), turn=self.snap.current, role="index",
+                      groups=groups)
+
+    @staticmethod
+    def _place(groups: dict[str, list[str]], placed: set[str], present: set[str], where: str,
+               names: Iterable[str]) -> None:
+        for name in names:
+            if name not in placed and name not in present:
+                placed.add(name)
+                groups.setdefault(where, []).append(name)

@@ -1,0 +1,123 @@
+"""What a compaction will do, before it is done: the items it folds, the items it creates and
+the tokens the budget will show afterwards (so a manual compaction can be previewed)."""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from pydantic import BaseModel, Field
+
+from swetui.engine.context import ContextEngine
+from swetui.engine.items import ContextItem, ItemKind, ItemState
+from swetui.engine.tokens import MESSAGE_OVERHEAD
+
+
+class Fold(BaseModel):
+    """One item the compaction folds: its new state and stub, and what it was before."""
+
+    id: str
+    title: str
+    state: ItemState = ItemState.COMPACTED
+    stub: str | None = None
+    previous_state: ItemState
+    previous_stub: str | None = None
+    content_hash: str
+    """The content the plan was made for: applying refuses a plan the item outgrew."""
+    tokens_before: int
+    tokens_after: int
+
+
+class CompactionPlan(BaseModel):
+    """A compaction, previewable: apply it with `apply(engine, plan, trigger)`."""
+
+    compaction_id: str
+    compactor: str = "structural"
+    folds: list[Fold] = Field(default_factory=list)
+    created: list[ContextItem] = Field(default_factory=list)
+    """New items: exchange headers and summaries, the running summary, the reference index."""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    """Exactly the budget total the gauge will show once the plan is applied."""
+    retained: list[str] = Field(default_factory=list)
+    """Every path and identifier of the folded items (all present in the created items)."""
+    notes: list[str] = Field(default_factory=list)
+    instructions: str | None = None
+    planned_ms: float = 0.0
+
+    @property
+    def reduction(self) -> float:
+        """Percent of the request's tokens the compaction saves."""
+        if not self.tokens_before:
+            return 0.0
+        return 100.0 * (self.tokens_before - self.tokens_after) / self.tokens_before
+
+    @property
+    def empty(self) -> bool:
+        return not self.folds
+
+    def describe(self) -> str:
+        """One line for a preview: what folds and the tokens after."""
+        if self.empty:
+            return "Nothing to compact. " + " ".join(self.notes)
+        return (f"{len(self.folds)} items fold into {len(self.created)} new ones: "
+                f"{self.tokens_before:,} → {self.tokens_after:,} tokens "
+                f"(−{self.reduction:.0f}%)")
+
+
+def cost_as_sent(engine: ContextEngine, item: ContextItem, *, state: ItemState,
+                 stub: str | None) -> int:
+    """What the engine's budget charges for `item` in `state` with `stub` (mirrors
+    `ContextEngine._sent_cost`, so a plan's `tokens_after` is exact)."""
+    if item.pinned or state in (ItemState.INCLUDED, ItemState.STALE):
+        return item.tokens
+    if item.kind is not ItemKind.TOOL_CALL:
+        return 0
+    if state is ItemState.COMPACTED and stub:
+        text = stub
+    else:
+        text = f"[{state.value} by the user; recall id {item.id}]"
+    tokens = engine.counter.count(text) + MESSAGE_OVERHEAD
+    if item.meta.get("arguments"):
+        tokens += engine.counter.count(json.dumps(item.meta["arguments"], sort_keys=True))
+    return tokens
+
+
+def make_fold(engine: ContextEngine, item: ContextItem, stub: str | None) -> Fold:
+    """A fold of `item` to `compacted` with `stub`, with its cost before and after."""
+    return Fold.model_construct(id=item.id, title=item.title, stub=stub, previous_state=item.state,
+                previous_stub=item.stub, content_hash=item.content_hash,
+                state=ItemState.COMPACTED,
+                tokens_before=engine.sent_tokens(item.id),
+                tokens_after=cost_as_sent(engine, item, state=ItemState.COMPACTED, stub=stub))
+
+
+def created_cost(engine: ContextEngine, item: ContextItem) -> int:
+    """What a new (unpinned, non-tool) item will cost once added in its state."""
+    if not item.sent:
+        return 0
+    return engine.counter.count(item.content) + MESSAGE_OVERHEAD
+
+
+def settle_tokens(engine: ContextEngine, plan: CompactionPlan) -> None:
+    """Fill in `tokens_before` and `tokens_after` from the folds and created items."""
+    before = engine.budget().total
+    delta = sum(fold.tokens_after - fold.tokens_before for fold in plan.folds)
+    delta += sum(created_cost(engine, item) for item in plan.created)
+    plan.tokens_before = before
+    plan.tokens_after = before + delta
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Hold the cyclic garbage collector while a compaction builds thousands of small
+    objects: its full passes over a large session would otherwise double the latency."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

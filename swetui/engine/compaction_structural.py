@@ -1,0 +1,142 @@
+"""The structural compactor: offline, deterministic and fast.
+
+It collapses finished exchanges older than the last five into a header and a summary (sent
+for exchanges 6–10 back, archived beyond), replaces their tool outputs by one-line results
+with a recall id, drops file contents retrieved more than ten turns ago unless pinned or still
+being edited, and folds duplicate tool outputs. Pinned items and the current turn are never
+touched; nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from swetui.engine.compaction_build import LIVE, PlanBuilder, Snapshot
+from swetui.engine.compaction_plan import CompactionPlan, paused_gc
+from swetui.engine.compaction_text import call_target, file_stub
+from swetui.engine.context import ContextEngine
+from swetui.engine.events import CompactionFinished, CompactionUndone
+from swetui.engine.items import ContextItem, ItemKind, Layer
+
+KEEP_FULL = 5
+"""The last exchanges sent in full."""
+KEEP_SUMMARIES = 10
+"""Exchanges up to this far back keep their summary in the request; older ones a header."""
+FILE_AGE = 10
+"""Retrieved file contents older than this many turns leave the request."""
+DEDUP_MIN_CHARS = 200
+"""Tool outputs shorter than this are not worth a 'same as' reference."""
+EDIT_TOOLS = frozenset({"edit_file", "write_file"})
+TASK_KINDS = frozenset({ItemKind.FILE, ItemKind.GREP, ItemKind.LISTING})
+
+
+class StructuralCompactor:
+    """Offline compaction by structure: no model call, the same items give the same plan."""
+
+    name = "structural"
+
+    def plan(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
+             instructions: str | None = None) -> CompactionPlan:
+        """What compacting now would do (nothing changes until `apply`)."""
+        started = time.perf_counter()
+        with paused_gc():
+            plan = self.build(engine, item_ids=item_ids).finish(instructions=instructions)
+        plan.planned_ms = (time.perf_counter() - started) * 1000
+        return plan
+
+    async def plan_async(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
+                         instructions: str | None = None) -> CompactionPlan:
+        return self.plan(engine, item_ids=item_ids, instructions=instructions)
+
+    def apply(self, engine: ContextEngine, plan: CompactionPlan,
+              trigger: str = "manual") -> CompactionFinished:
+        from swetui.engine.compaction_apply import apply
+
+        return apply(engine, plan, trigger)
+
+    def undo(self, engine: ContextEngine, compaction_id: str | None = None) -> CompactionUndone:
+        from swetui.engine.compaction_apply import undo
+
+        return undo(engine, compaction_id)
+
+    # -- planning ------------------------------------------------------------------------
+
+    def build(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
+              compactor: str = "structural") -> PlanBuilder:
+        """The folds and exchange digests, before the running summary and the index."""
+        snap = Snapshot.of(engine)
+        builder = PlanBuilder(engine, snap, engine.new_id("k"), compactor)
+        exchanges = snap.exchanges()
+        position = {turn: len(exchanges) - i for i, turn in enumerate(exchanges)}
+        if item_ids is not None:
+            self._selection(builder, list(item_ids), position)
+            return builder
+        for turn in exchanges:
+            back = position[turn]
+            if turn >= snap.current or back <= KEEP_FULL:
+                continue
+            live = [item for item in snap.conversation.get(turn, ())
+                    if item.state in LIVE and not item.pinned]
+            if live:
+                builder.collapse(turn, live, back, KEEP_SUMMARIES)
+            elif back > KEEP_SUMMARIES and turn in snap.summaries:
+                builder.fold(snap.summaries[turn])  # demoted: only its header stays sent
+        self._duplicates(builder)
+        self._old_files(builder)
+        if not builder.folds:
+            builder.notes.append("nothing to fold: the last exchanges, the current turn and "
+                                 "pinned items are kept in full")
+        return builder
+
+    def _selection(self, builder: PlanBuilder, item_ids: list[str],
+                   position: dict[int, int]) -> None:
+        engine, by_turn = builder.engine, {}
+        for item_id in item_ids:
+            if item_id not in engine:
+                builder.notes.append(f"{item_id}: no such item")
+                continue
+            item = engine.get(item_id)
+            if item.pinned:
+                builder.notes.append(f"{item_id}: pinned, left as it is")
+            elif item.state not in LIVE:
+                builder.notes.append(f"{item_id}: already {item.state.value}")
+            elif item.layer is Layer.HISTORY and item.kind in _CONVERSATION:
+                by_turn.setdefault(item.turn_created, []).append(item)
+            else:
+                builder.fold(item, file_stub(item, item.turn_created)
+                             if item.kind in TASK_KINDS else None)
+        for turn, live in sorted(by_turn.items()):
+            builder.collapse(turn, live, min(position.get(turn, 1), KEEP_SUMMARIES),
+                             KEEP_SUMMARIES)
+
+    def _duplicates(self, builder: PlanBuilder) -> None:
+        """Identical tool outputs: the latest stays, earlier ones point at it."""
+        keepers: dict[str, ContextItem] = {}
+        calls = [item for item in builder.snap.items
+                 if item.kind is ItemKind.TOOL_CALL and item.state in LIVE
+                 and item.id not in builder.folds and len(item.content) >= DEDUP_MIN_CHARS]
+        for item in reversed(calls):
+            keeper = keepers.get(item.content_hash)
+            if keeper is None:
+                keepers[item.content_hash] = item
+            elif item.turn_created < builder.snap.current and not item.pinned:
+                name = item.meta.get("name") or "tool"
+                builder.fold(item, f"[folded] {name}({call_target(item)}) → same output as "
+                                   f"{keeper.id} (recall {item.id})")
+
+    def _old_files(self, builder: PlanBuilder) -> None:
+        """File contents retrieved more than FILE_AGE turns ago, unless still being edited."""
+        snap = builder.snap
+        editing = {item.source.path or call_target(item)
+                   for turn, items in snap.conversation.items()
+                   if turn > snap.current - KEEP_FULL for item in items
+                   if item.kind is ItemKind.TOOL_CALL and item.meta.get("name") in EDIT_TOOLS}
+        for item in snap.items:
+            last = max(item.turn_created, item.turn_last_used)
+            if (item.layer is Layer.TASK and item.kind in TASK_KINDS and item.state in LIVE
+                    and last < snap.current - FILE_AGE and item.source.path not in editing):
+                builder.fold(item, file_stub(item, item.turn_created))
+
+
+_CONVERSATION = frozenset({ItemKind.USER_MESSAGE, ItemKind.ASSISTANT_MESSAGE, ItemKind.TOOL_CALL})

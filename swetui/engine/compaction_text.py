@@ -1,0 +1,287 @@
+"""The texts compaction writes: identifiers for the retention check, one-line stubs, exchange
+headers and summaries, the running summary and the reference index.
+
+Everything here is deterministic and offline: the same items always give the same texts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+from swetui.engine.items import ContextItem, ItemKind
+
+HEADER_TOKENS = 12
+EXCHANGE_SUMMARY_TOKENS = 120
+RUNNING_SUMMARY_TOKENS = 300
+
+_TOKEN = re.compile(r"[\w./-]+", re.ASCII)
+_SEGMENT = re.compile(r"[A-Za-z_]\w*\Z")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_IDENT_CACHE: dict[str, frozenset[str]] = {}
+_IDENT_CACHE_MAX = 20_000
+
+Counter = Callable[[str], int]
+
+
+@lru_cache(maxsize=200_000)
+def _classify(token: str) -> tuple[str, ...]:
+    """The identifiers one raw token stands for (usually none, or the token itself)."""
+    token = token.strip("./-")
+    if not token or not (token[0].isalpha() or token[0] == "_"):
+        return ()
+    if "/" in token:
+        return (token,) if any(ch.isalpha() for ch in token) else ()
+    found: list[str] = []
+    for part in token.split("-"):
+        part = part.strip(".")
+        if not part:
+            continue
+        if "." in part:
+            segments = part.split(".")
+            if all(_SEGMENT.match(s) for s in segments) and max(map(len, segments)) > 1:
+                found.append(part)
+                continue
+            found.extend(s for s in segments if _is_word_identifier(s))
+        elif _is_word_identifier(part):
+            found.append(part)
+    return tuple(found)
+
+
+def _is_word_identifier(word: str) -> bool:
+    if not _SEGMENT.match(word):
+        return False
+    if "_" in word:
+        return any(ch.isalpha() for ch in word)
+    return _CAMEL.search(word) is not None
+
+
+def clear_caches() -> None:
+    """Forget memoised identifiers (benchmarks measure a cold start with this)."""
+    _IDENT_CACHE.clear()
+    _classify.cache_clear()
+
+
+def identifiers(text: str) -> set[str]:
+    """File paths and code identifiers (snake_case, CamelCase, dotted names) in `text`:
+    what a compaction must keep visible somewhere in headers, summaries or the index."""
+    found: set[str] = set()
+    for token in set(_TOKEN.findall(text)):
+        found.update(_classify(token))
+    return found
+
+
+def cached_identifiers(text: str, digest: str) -> frozenset[str]:
+    """`identifiers(text)` remembered by content hash (contents are immutable per hash)."""
+    hit = _IDENT_CACHE.get(digest)
+    if hit is None:
+        if len(_IDENT_CACHE) >= _IDENT_CACHE_MAX:
+            _IDENT_CACHE.clear()
+        hit = _IDENT_CACHE[digest] = frozenset(identifiers(text))
+    return hit
+
+
+def argument_text(item: ContextItem) -> str:
+    """A tool call's argument values as plain text (paths, patterns, edited code)."""
+    arguments = item.meta.get("arguments") or {}
+    if not isinstance(arguments, dict):
+        return str(arguments)
+    return " ".join(v if isinstance(v, str) else json.dumps(v) for v in arguments.values())
+
+
+def item_identifiers(item: ContextItem) -> set[str]:
+    """Identifiers of everything an item sends: its content and its call arguments."""
+    found = set(cached_identifiers(item.content, item.content_hash or item.id + item.content))
+    if item.kind is ItemKind.TOOL_CALL:
+        found |= identifiers(argument_text(item))
+    if item.source.path:
+        found |= identifiers(item.source.path)
+    return found
+
+
+def first_line(text: str, limit: int = 80) -> str:
+    """The first non-empty line of `text`, cut to `limit` characters."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return ""
+
+
+def call_target(item: ContextItem) -> str:
+    """The one argument that says what a tool call was about (path, pattern, command)."""
+    arguments = item.meta.get("arguments") or {}
+    if not isinstance(arguments, dict):
+        return ""
+    for key in ("path", "pattern", "command", "id", "query"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return first_line(value, 60)
+    return item.source.path or ""
+
+
+def tool_stub(item: ContextItem) -> str:
+    """The one-line result sent instead of a folded tool call's output, with its recall id."""
+    name = item.meta.get("name") or "tool"
+    result = item.meta.get("summary") or first_line(item.content, 60) or "(no output)"
+    failed = "failed: " if item.meta.get("is_error") else ""
+    return f"{name} {call_target(item)} → {failed}{first_line(str(result), 60)} [{item.id}]"
+
+
+def message_stub(item: ContextItem) -> str:
+    """A folded message's one line (what the inspector shows)."""
+    who = "you" if item.kind is ItemKind.USER_MESSAGE else "agent"
+    return f"[folded] {who}: {first_line(item.content, 70) or item.title}"
+
+
+def file_stub(item: ContextItem, turn: int) -> str:
+    return f"retrieved for turn {turn}: {item.source.path or item.title}"
+
+
+def fit(text: str, limit: int, count: Counter) -> str:
+    """`text` cut (at a word, with an ellipsis) so that it costs at most `limit` tokens."""
+    tokens = count(text)
+    while tokens > limit and text:
+        keep = max(0, int(len(text) * limit / tokens * 0.9) - 1)
+        cut = text[:keep]
+        if " " in cut[len(cut) // 2:]:
+            cut = cut[: cut.rfind(" ")]
+        text = cut.rstrip(" ,;:") + "…" if cut else ""
+        tokens = count(text)
+    return text
+
+
+def gist(text: str, words: int = 24) -> str:
+    """The first `words` words of a message, on one line (no closing full stop)."""
+    parts = text.split()
+    if len(parts) > words:
+        return " ".join(parts[:words]) + " …"
+    return " ".join(parts).rstrip(".")
+
+
+def exchange_header(turn: int, user_text: str, count: Counter) -> str:
+    """≤ 12 tokens: the turn (its recall id) and the start of what the user asked."""
+    words = user_text.split()[:12] or ["(no request)"]
+    while True:
+        text = f"t{turn}: {' '.join(words)}"
+        tokens = count(text)
+        if tokens <= HEADER_TOKENS or len(words) <= 1:
+            return fit(text, HEADER_TOKENS, count)
+        words = words[: min(len(words) - 1, max(1, len(words) * HEADER_TOKENS // tokens))]
+
+
+def exchange_summary(turn: int, items: Iterable[ContextItem], count: Counter) -> str:
+    """≤ 120 tokens: request, actions (tool and target), edits, errors and the outcome."""
+    items = list(items)
+    users = [i for i in items if i.kind is ItemKind.USER_MESSAGE]
+    answers = [i for i in items if i.kind is ItemKind.ASSISTANT_MESSAGE and i.content.strip()]
+    actions: dict[str, list[str]] = {}
+    errors: list[str] = []
+    for item in items:
+        if item.kind is not ItemKind.TOOL_CALL:
+            continue
+        name = item.meta.get("name") or "tool"
+        target = call_target(item)
+        if target and target not in actions.setdefault(name, []):
+            actions[name].append(target)
+        if item.meta.get("is_error"):
+            errors.append(f"{name} {target}: {first_line(item.content, 60)}")
+    parts = [f"t{turn} summary:"]
+    if users:
+        parts.append(f"asked: {gist(users[0].content, 20)}.")
+    if actions:
+        parts.append("did: " + "; ".join(f"{name} {', '.join(targets)}".strip()
+                                         for name, targets in actions.items()) + ".")
+    if errors:
+        parts.append("errors: " + "; ".join(errors[:2]) + ".")
+    if answers:
+        parts.append(f"outcome: {gist(answers[-1].content, 24)}")
+    return fit(" ".join(parts), EXCHANGE_SUMMARY_TOKENS, count)
+
+
+def render_index(groups: dict[str, list[str]], count: Counter | None = None) -> str:
+    """The reference index: every path and identifier of folded turns, grouped by where it
+    was seen, so the model can find and recall it."""
+    lines = ["Reference index of folded turns (paths and identifiers; `recall` brings any "
+             "exchange back):"]
+    for where in sorted(groups):
+        names = groups[where]
+        if names:
+            lines.append(f"{where}: {' '.join(names)}")
+    return "\n".join(lines)
+
+
+_EDIT_TOOLS = frozenset({"edit_file", "write_file"})
+
+
+def _recent_unique(values: Iterable[str], limit: int) -> list[str]:
+    """The last `limit` distinct values, most recent first."""
+    seen: list[str] = []
+    for value in reversed(list(values)):
+        if value and value not in seen:
+            seen.append(value)
+        if len(seen) >= limit:
+            break
+    return seen
+
+
+def summary_facts(previous: dict, exchanges: list[tuple[int, list[ContextItem]]]) -> dict:
+    """Merge the facts of newly folded exchanges into the running summary's facts."""
+    facts = {key: (list(value) if isinstance(value, list) else value)
+             for key, value in previous.items()}
+    achievements: list[str] = facts.get("achievements", [])
+    files: list[str] = facts.get("files", [])
+    functions: list[str] = facts.get("functions", [])
+    for turn, items in exchanges:
+        facts["first_turn"] = min(facts.get("first_turn", turn), turn)
+        facts["last_turn"] = max(facts.get("last_turn", turn), turn)
+        facts["folded"] = facts.get("folded", 0) + 1
+        for item in items:
+            if item.kind is ItemKind.USER_MESSAGE and item.content.strip():
+                facts.setdefault("objective", gist(item.content, 30))
+                facts["latest"] = gist(item.content, 30)
+            elif item.kind is ItemKind.ASSISTANT_MESSAGE and item.content.strip():
+                facts["next"] = gist(item.content.strip().split("\n")[-1], 30)
+            elif item.kind is ItemKind.TOOL_CALL:
+                name = item.meta.get("name") or "tool"
+                target = call_target(item)
+                if item.source.path:
+                    files.append(item.source.path)
+                if item.meta.get("is_error"):
+                    facts["last_error"] = f"t{turn} {name} {target}: {first_line(item.content, 80)}"
+                elif name in _EDIT_TOOLS:
+                    achievements.append(f"t{turn} {name} {target}")
+                    new = str((item.meta.get("arguments") or {}).get("new", ""))
+                    functions.extend(sorted(identifiers(new)))
+                elif name == "bash":
+                    achievements.append(f"t{turn} ran {target}")
+    facts["achievements"] = achievements[-12:]
+    facts["files"] = _recent_unique(files, 12)[::-1]
+    facts["functions"] = _recent_unique(functions, 16)[::-1]
+    return facts
+
+
+def render_running_summary(facts: dict, count: Counter) -> str:
+    """≤ 300 tokens: narrative, objective, achievements, active files/functions, next steps."""
+    lines = [f"Turns {facts.get('first_turn', '?')}–{facts.get('last_turn', '?')} are folded "
+             f"({facts.get('folded', 0)} exchanges); headers and the reference index below "
+             "list them, `recall` brings any back."]
+    if facts.get("objective"):
+        lines.append(f"Objective: {facts['objective']}")
+    if facts.get("focus"):
+        lines.append(f"Focus requested: {facts['focus']}")
+    if facts.get("latest") and facts.get("latest") != facts.get("objective"):
+        lines.append(f"Latest folded request: {facts['latest']}")
+    if facts.get("achievements"):
+        lines.append("Achievements: " + "; ".join(facts["achievements"][::-1]))
+    if facts.get("files"):
+        lines.append("Active files: " + " ".join(facts["files"][::-1]))
+    if facts.get("functions"):
+        lines.append("Functions touched: " + " ".join(facts["functions"][::-1]))
+    if facts.get("last_error"):
+        lines.append(f"Last error: {facts['last_error']}")
+    if facts.get("next"):
+        lines.append(f"Next steps: {facts['next']}")
+    return fit("\n".join(lines), RUNNING_SUMMARY_TOKENS, count)
