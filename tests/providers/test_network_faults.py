@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 from swetui.providers.events import Done, StreamError, TextDelta
 from swetui.providers.resilience import RetryPolicy
-from tests.providers.helpers import API_KEY, collect, text_of
+from tests.providers.helpers import API_KEY, ask, collect, text_of
 from tests.providers.loopback import LoopbackServer, json_reply, sse
 from tests.providers.test_openai import chunk
 
@@ -151,3 +152,34 @@ async def test_html_instead_of_a_stream_is_reported(server, openai):
     events = await collect(openai())
     assert events[-1].message == (f"openai: expected an event stream from {server.host}, "
                                   "got text/html")
+
+
+async def test_stall_mid_answer_is_an_interruption(server, openai):
+    server.script(sse(chunk({"content": "So far"}), 30.0, chunk({"content": " so good"}),
+                      chunk(finish="stop"), "data: [DONE]\n\n"))
+    events = await collect(openai(timeout=0.3))
+    assert text_of(events) == "So far"
+    assert events[-1].message == (f"openai: the answer was interrupted: no data from "
+                                  f"{server.host} for 0.3s")
+
+
+async def test_cancelling_the_consumer_propagates_and_is_not_an_error(server, openai):
+    server.script(sse(chunk({"content": "waiting"}), 30.0, chunk(finish="stop")),
+                  answer("next one"))
+    provider = openai()
+    seen: list = []
+    started = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in provider.stream(ask()):
+            seen.append(event)
+            started.set()
+
+    task = asyncio.create_task(consume())
+    await started.wait()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert task.cancelled()
+    assert [e.kind for e in seen] == ["text"]
+    assert provider.breaker.consecutive_failures == 0  # the user's esc is not a fault
+    assert text_of(await collect(provider)) == "next one"
