@@ -286,7 +286,7 @@ class AgentSession:
 
     def _restore_pending(self) -> None:
         """Actions that were waiting when the last process ended come back pending."""
-        from swetui.agent.approvals import PendingAction
+        from swetui.agent.events import PendingAction
 
         requested: dict[str, dict[str, Any]] = {}
         for event in self.workspace.replayed:

@@ -102,17 +102,20 @@ class TurnLoop:
         try:
             await self._retrieve()
             error = None
+            cut_short = False
             for step in range(1, MAX_STEPS + 1):
                 outcome = await self._step(step)
                 if outcome.error:
                     error = outcome.error
+                    cut_short = bool(outcome.text_parts or outcome.reasoning_parts
+                                     or outcome.calls)
                     break
                 if not outcome.calls:
                     break
                 await self._run_tools(outcome.calls)
             else:
                 error = f"stopped after {MAX_STEPS} model calls in one turn"
-            return self._finish(interrupted=bool(error and self.partial), error=error)
+            return self._finish(interrupted=cut_short, error=error)
         except asyncio.CancelledError:
             self._close_interrupted()
             return self._finish(interrupted=True, error=None)

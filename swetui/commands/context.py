@@ -81,7 +81,8 @@ def _print_tables(root: str, report: dict[str, Any]) -> None:
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     console.print(f"[b]{root}[/b]  {report['total']:,} of {report['limit']:,} tokens "
                   f"({report['percent']:.1f}%), compaction at {report['threshold']:.0%} "
-                  f"({report['threshold_tokens']:,}); tokenizer {report['encoding']}", soft_wrap=True)
+                  f"({report['threshold_tokens']:,}); tokenizer {report['encoding']}",
+                  soft_wrap=True)
     layers = Table("layer", "tokens", "budget", "share", title="Layers", title_justify="left")
     for row in report["layers"]:
         budget = f"{row['budget']:,}" if row["budget"] is not None else "—"

@@ -71,9 +71,6 @@ class Printer:
         elif isinstance(event, CompactionNotice):
             self.enter("tool")
             out.write(self.style(f"compaction: {event.message}\n", "33"))
-        elif type(event).__name__ == "ApprovalDecided" and not event.decision.approved:
-            self.enter("tool")
-            out.write(self.style(f"   denied: {event.decision.reason}\n", "33"))
         out.flush()
 
     def finish(self, finished: TurnFinished) -> None:

@@ -162,7 +162,7 @@ def list_sessions(directory: Path) -> list[SessionInfo]:
         loaded = load_session(path) if path.stat().st_size < 50_000_000 else None
         events = loaded.events if loaded else []
         title = next((str(event.get("text", ""))[:60] for event in events
-                      if event.get("type") == "user_input"), "")
+                      if event.get("type") == "turn_started"), "")
         infos.append(SessionInfo(path.stem, path, path.stat().st_mtime, len(events),
                                  title or "(no input yet)"))
     infos.sort(key=lambda info: info.modified, reverse=True)

@@ -75,7 +75,7 @@ def test_memory_only_store_when_directory_unwritable(tmp_path):
 def test_list_sessions_newest_first_with_titles(tmp_path):
     for name, text in (("a", "first"), ("b", "second")):
         store = SessionStore(tmp_path, name)
-        store.append("user_input", {"text": text})
+        store.append("turn_started", {"turn": 1, "text": text})
         store.close()
     os.utime(tmp_path / "a.jsonl", (1, 1))
     infos = list_sessions(tmp_path)

@@ -1,0 +1,104 @@
+"""`swetui run` end to end with the offline model, as a user would type it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+
+def run(*args, cwd, env_extra=None):
+    env = {key: value for key, value in os.environ.items()
+           if not key.endswith("_API_KEY") and key != "SWETUI_MODEL"}
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "swetui", "run", *args], capture_output=True,
+                          text=True, cwd=cwd, env=env, timeout=120)
+
+
+def test_read_grep_list(workspace):
+    read = run("read src/app.py", ".", cwd=workspace)
+    assert read.returncode == 0, read.stderr
+    assert "📖 read_file" in read.stdout and "return f'hello {name}'" in read.stdout
+    assert "done in" in read.stdout and "tokens" in read.stdout
+    grep = run('find "greet"', cwd=workspace)
+    assert "🔍 grep" in grep.stdout and "src/app.py:1:" in grep.stdout
+    listing = run("list files", cwd=workspace)
+    assert "📂 list_dir" in listing.stdout and "src/" in listing.stdout
+
+
+def test_replace_is_denied_without_yes_and_applied_with_it(workspace):
+    target = workspace / "src" / "app.py"
+    denied = run('replace "hello" with "howdy" in src/app.py', cwd=workspace)
+    assert denied.returncode == 0
+    assert "denied" in denied.stdout and "--yes" in denied.stdout
+    assert "hello" in target.read_text()
+    approved = run('replace "hello" with "howdy" in src/app.py', "--yes", cwd=workspace)
+    assert approved.returncode == 0, approved.stderr
+    assert "edit applied" in approved.stdout
+    assert "howdy" in target.read_text() and "hello" not in target.read_text()
+
+
+def test_protected_path_is_refused_even_with_yes(workspace):
+    (workspace / ".env").write_text("TOKEN=1\n")
+    result = run('replace "TOKEN=1" with "TOKEN=2" in .env', "--yes", cwd=workspace)
+    assert "protected" in result.stdout
+    assert (workspace / ".env").read_text() == "TOKEN=1\n"
+
+
+def test_command_runs_only_with_yes_and_without_api_keys(workspace):
+    secret = "sk-test-should-never-leak"
+    denied = run('run "echo hi > made.txt"', cwd=workspace,
+                 env_extra={"OPENAI_API_KEY": secret, "SWETUI_MODEL": "offline"})
+    assert not (workspace / "made.txt").exists()
+    ran = run('run "env > env.txt"', "--yes", cwd=workspace,
+              env_extra={"OPENAI_API_KEY": secret, "SWETUI_MODEL": "offline"})
+    assert ran.returncode == 0, ran.stderr
+    assert secret not in (workspace / "env.txt").read_text()
+    swetui_dir = workspace / ".swetui"
+    for path in swetui_dir.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), path
+    assert "denied" in denied.stdout
+
+
+def test_session_log_and_event_log_are_written(workspace):
+    run("read README.md", cwd=workspace)
+    sessions = list((workspace / ".swetui" / "sessions").glob("*.jsonl"))
+    logs = list((workspace / ".swetui" / "logs").glob("*.log"))
+    assert len(sessions) == 1 and len(logs) == 1
+    types = [json.loads(line)["type"] for line in sessions[0].read_text().splitlines()]
+    assert types[0] == "turn_started" and "model_call" in types and "turn_finished" in types
+    events = [json.loads(line)["event"] for line in logs[0].read_text().splitlines()]
+    assert "TurnStarted" in events and "ModelCallFinished" in events
+    assert "ToolFinished" in events or "ToolCallFinished" in events
+    notes = workspace / ".swetui" / "memory" / "session_notes.md"
+    assert "read README.md" in notes.read_text()
+
+
+def test_continue_carries_the_conversation(workspace):
+    run("read README.md", cwd=workspace)
+    again = run("list files", "--continue", cwd=workspace)
+    assert again.returncode == 0
+    sessions = list((workspace / ".swetui" / "sessions").glob("*.jsonl"))
+    assert len(sessions) == 1
+    text = sessions[0].read_text()
+    assert text.count('"type":"turn_started"') == 2
+
+
+def test_bad_model_and_empty_prompt_are_one_line_errors(workspace):
+    bad = run("hi", "--model", "nope:x", cwd=workspace)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.startswith("swetui: unknown provider 'nope'")
+    missing_key = run("hi", "--model", "anthropic:claude-x", cwd=workspace)
+    assert missing_key.returncode == 2 and "ANTHROPIC_API_KEY" in missing_key.stderr
+    empty = run("  ", cwd=workspace)
+    assert empty.returncode == 2 and "empty" in empty.stderr
+
+
+def test_unreachable_model_fails_with_exit_1_and_no_traceback(workspace):
+    # A closed port on loopback: connection refused straight away.
+    result = run("hi", "--model", "openai:gpt-x", cwd=workspace,
+                 env_extra={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"})
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and result.stderr.startswith("swetui: ")
