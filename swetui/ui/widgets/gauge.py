@@ -1,15 +1,271 @@
-"""The budget gauge: one bar for the whole window, a row per layer."""
+"""The budget gauge: one bar for the whole window, the compaction threshold marked on it, and
+a row per layer with its tokens, share of the window and budget.
+
+The gauge listens to the engine's `BudgetChanged` events. Repaints are throttled to about 30
+a second (a burst of changes costs one repaint per frame) but the last value always shows.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from time import monotonic
+
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Size
+from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 
+from swetui.engine.budget import Budget, LayerUsage
 from swetui.engine.context import ContextEngine
+from swetui.engine.events import BudgetChanged
+from swetui.engine.items import Layer
+
+FRAME = 1 / 30
+"""The shortest time between two repaints."""
+
+LAYER_MARKS: dict[Layer, str] = {
+    Layer.SYSTEM: "█",
+    Layer.MEMORY: "█",
+    Layer.SUMMARY: "█",
+    Layer.HISTORY: "█",
+    Layer.TASK: "█",
+    Layer.PINNED: "█",
+    Layer.RESERVE: "▒",
+}
+
+
+def component_foreground(widget: Widget, name: str) -> Style:
+    """A component class's colour and text style without its background, so it can be
+    drawn on any row (cursor, selection) while translucent colours still blend right."""
+    style = widget.get_component_rich_style(name)
+    return style.without_color + Style(color=style.color)
+
+
+def format_tokens(tokens: int) -> str:
+    """A token count as people read it: 812, 12.3k, 256k, 1.2M."""
+    if tokens < 1_000:
+        return str(tokens)
+    if tokens < 100_000:
+        value = f"{tokens / 1_000:.1f}".rstrip("0").rstrip(".")
+        return f"{value}k"
+    if tokens < 1_000_000:
+        return f"{round(tokens / 1_000)}k"
+    value = f"{tokens / 1_000_000:.1f}".rstrip("0").rstrip(".")
+    return f"{value}M"
+
+
+def bar_cells(budget: Budget, width: int) -> list[tuple[Layer | None, int]]:
+    """Split `width` cells between the layers (in order) and the free room (None).
+
+    Rounding works on cumulative totals, so the used part is always as long as the total
+    share of the window says, and a layer with any tokens at all gets at least one cell.
+    """
+    if width <= 0 or budget.limit <= 0:
+        return []
+    cells: list[tuple[Layer | None, int]] = []
+    used = 0
+    cumulative = 0
+    for row in budget.layers:
+        if row.tokens <= 0:
+            continue
+        cumulative += row.tokens
+        end = min(width, round(width * cumulative / budget.limit))
+        count = max(end - used, 1 if used < width else 0)
+        if count:
+            cells.append((row.name, count))
+            used += count
+    if used < width:
+        cells.append((None, width - used))
+    return cells
 
 
 class BudgetGauge(Widget):
-    """Shows how full the context window is, live."""
+    """How full the context window is, live: the whole window as one bar, then each layer."""
 
-    def __init__(self, engine: ContextEngine, *, id: str | None = None) -> None:  # noqa: A002
-        super().__init__(id=id)
+    DEFAULT_CSS = """
+    BudgetGauge {
+        height: auto;
+        padding: 0 1;
+    }
+    BudgetGauge > .budget-gauge--label { color: $text-muted; }
+    BudgetGauge > .budget-gauge--total { color: $text; text-style: bold; }
+    BudgetGauge > .budget-gauge--free { color: $panel-lighten-2; }
+    BudgetGauge > .budget-gauge--threshold { color: $warning; text-style: bold; }
+    BudgetGauge > .budget-gauge--over { color: $error; text-style: bold; }
+    BudgetGauge > .budget-gauge--measured { color: $accent; }
+    BudgetGauge > .budget-gauge--system { color: $secondary; }
+    BudgetGauge > .budget-gauge--memory { color: $success; }
+    BudgetGauge > .budget-gauge--summary { color: $accent; }
+    BudgetGauge > .budget-gauge--history { color: $primary; }
+    BudgetGauge > .budget-gauge--task { color: $warning; }
+    BudgetGauge > .budget-gauge--pinned { color: $error-lighten-1; }
+    BudgetGauge > .budget-gauge--reserve { color: $panel-lighten-3; }
+    """
+
+    COMPONENT_CLASSES = {
+        "budget-gauge--label", "budget-gauge--total", "budget-gauge--free",
+        "budget-gauge--threshold", "budget-gauge--over", "budget-gauge--measured",
+        *(f"budget-gauge--{layer.value}" for layer in Layer),
+    }
+
+    class Updated(Message):
+        """The gauge shows a new budget (posted after each repaint, for the app and tests)."""
+
+        def __init__(self, budget: Budget) -> None:
+            super().__init__()
+            self.budget = budget
+
+    class _Changed(Message):
+        """A budget arrived from the engine's bus (possibly from another thread)."""
+
+        def __init__(self, budget: Budget) -> None:
+            super().__init__()
+            self.budget = budget
+
+    def __init__(self, engine: ContextEngine, *, id: str | None = None,  # noqa: A002
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
         self.engine = engine
+        self.budget: Budget = engine.budget()
+        """The budget on screen now."""
+        self._pending: Budget | None = None
+        self._last_paint = 0.0
+        self._timer: Timer | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    # -- engine bridge ---------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._unsubscribe = self.engine.bus.subscribe(self._on_bus, BudgetChanged)
+        self.show(self.engine.budget())
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _on_bus(self, event: object) -> None:
+        # Called by the engine, maybe from a worker thread: post_message is thread-safe.
+        if isinstance(event, BudgetChanged):
+            self.post_message(self._Changed(event.budget))
+
+    def _on_budget_gauge__changed(self, message: _Changed) -> None:
+        message.stop()
+        self.show(message.budget)
+
+    # -- showing ---------------------------------------------------------------------------
+
+    def show(self, budget: Budget) -> None:
+        """Show `budget` now, or at the next frame if the gauge repainted very recently."""
+        self._pending = budget
+        if self._timer is not None:
+            return
+        wait = FRAME - (monotonic() - self._last_paint)
+        if wait <= 0:
+            self._flush()
+        else:
+            self._timer = self.set_timer(wait, self._flush)
+
+    def _flush(self) -> None:
+        self._timer = None
+        if self._pending is None:
+            return
+        self.budget, self._pending = self._pending, None
+        self._last_paint = monotonic()
+        self.set_class(self.budget.needs_compaction, "-over-threshold")
+        self.refresh(layout=True)
+        self.post_message(self.Updated(self.budget))
+
+    @property
+    def summary(self) -> str:
+        """The gauge's headline as plain text (what a screen reader or a test reads)."""
+        budget = self.budget
+        return (f"{format_tokens(budget.total)} / {format_tokens(budget.limit)} "
+                f"· {budget.percent:.1f}%")
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 3 + len(self.budget.layers) + (1 if self.budget.measured is not None else 0)
+
+    def render(self) -> Text:
+        width = max(self.content_size.width, 10)
+        lines = [self._headline(width), self._bar(width), self._threshold_line(width)]
+        if self.budget.measured is not None:
+            lines.append(self._measured_line())
+        lines.extend(self._layer_line(row, width) for row in self.budget.layers)
+        return Text("\n").join(lines)
+
+    def _style(self, name: str) -> Style:
+        return component_foreground(self, f"budget-gauge--{name}")
+
+    def _headline(self, width: int) -> Text:
+        budget = self.budget
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("Context ", self._style("label"))
+        total_style = self._style("threshold" if budget.needs_compaction else "total")
+        text.append(f"{format_tokens(budget.total)}", total_style)
+        text.append(f" / {format_tokens(budget.limit)}", self._style("label"))
+        percent = f"{budget.percent:.1f}%"
+        if budget.needs_compaction:
+            percent = f"⚠ {percent}"
+        text.append(" " * max(1, width - text.cell_len - len(percent)))
+        text.append(percent, total_style)
+        return text
+
+    def _bar(self, width: int) -> Text:
+        budget = self.budget
+        text = Text(no_wrap=True)
+        marker = min(width - 1, round(width * budget.threshold))
+        position = 0
+        for layer, count in bar_cells(budget, width):
+            for _ in range(count):
+                if position == marker:
+                    style = self._style("threshold" if layer is None else "over")
+                    text.append("┃" if layer is None else "╂", style)
+                elif layer is None:
+                    text.append("░", self._style("free"))
+                else:
+                    text.append(LAYER_MARKS[layer], self._style(layer.value))
+                position += 1
+        return text
+
+    def _threshold_line(self, width: int) -> Text:
+        budget = self.budget
+        marker = min(width - 1, round(width * budget.threshold))
+        label = f"compact at {budget.threshold:.0%} ({format_tokens(budget.threshold_tokens)})"
+        style = self._style("over" if budget.needs_compaction else "label")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if marker >= len(label) + 1:
+            text.append(" " * (marker - len(label) - 1) + label + " ▲", style)
+        else:
+            text.append(" " * marker + "▲ " + label, style)
+        text.truncate(width)
+        return text
+
+    def _measured_line(self) -> Text:
+        budget = self.budget
+        assert budget.measured is not None
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("measured ", self._style("label"))
+        text.append(format_tokens(budget.measured), self._style("measured"))
+        if budget.calibrated_total is not None:
+            text.append(" · calibrated ", self._style("label"))
+            text.append(format_tokens(budget.calibrated_total), self._style("measured"))
+            text.append(f" (×{budget.calibration:.2f})", self._style("label"))
+        return text
+
+    def _layer_line(self, row: LayerUsage, width: int) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(LAYER_MARKS[row.name] + " ", self._style(row.name.value))
+        name_style = self._style("over") if row.over else Style()
+        text.append(f"{row.name.value:<8}", name_style)
+        text.append(f"{format_tokens(row.tokens):>6}", self._style("over") if row.over else Style())
+        text.append(f" {row.share:>6.1%}", self._style("label"))
+        if row.budget is not None:
+            text.append(f" / {format_tokens(row.budget):>5}",
+                        self._style("over" if row.over else "label"))
+        if row.over:
+            text.append(" over", self._style("over"))
+        text.truncate(width)
+        return text

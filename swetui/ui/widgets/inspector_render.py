@@ -1,0 +1,125 @@
+"""How one inspector row looks: the columns, their widths and their marks.
+
+Columns, left to right: selection mark, pin mark (click it to pin/unpin), title, tokens,
+state, flags (✎ edited, ↻ stale: press r to re-read). Every cell carries the row index in
+its style meta so a click knows which row and column it hit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+
+from swetui.engine.items import ContextItem, ItemState, Layer
+from swetui.ui.widgets.gauge import format_tokens
+
+PIN_MARK = "◆"
+UNPINNED_MARK = "◇"
+SELECTED_MARK = "●"
+EDITED_MARK = "✎"
+STALE_MARK = "↻"
+
+TOKENS_WIDTH = 6
+STATE_WIDTH = 5
+FIXED_WIDTH = 1 + 1 + 1 + 1 + TOKENS_WIDTH + 1 + STATE_WIDTH + 1 + 2
+"""Everything but the title: selection, pin, spaces, tokens, state, flags."""
+
+STATE_LABELS: dict[ItemState, str] = {
+    ItemState.INCLUDED: "sent",
+    ItemState.DROPPED: "drop",
+    ItemState.COMPACTED: "comp",
+    ItemState.STALE: "stale",
+}
+
+LAYER_TITLES: dict[Layer, str] = {
+    Layer.SYSTEM: "System",
+    Layer.MEMORY: "Memory",
+    Layer.SUMMARY: "Summary",
+    Layer.HISTORY: "History",
+    Layer.TASK: "Task",
+    Layer.PINNED: "Pinned",
+    Layer.RESERVE: "Reserve",
+}
+
+
+@dataclass(frozen=True)
+class RowStyles:
+    """The Rich styles of the row parts, read from the widget's component classes."""
+
+    header: Style
+    muted: Style
+    pin: Style
+    selected_mark: Style
+    dropped: Style
+    stale: Style
+    edited: Style
+    compacted: Style
+
+
+def render_item(item: ContextItem, sent_tokens: int, width: int, *, selected: bool,
+                row: int, styles: RowStyles) -> Text:
+    """One item row, exactly `width` cells wide."""
+    meta = Style(meta={"row": row})
+    text = Text(no_wrap=True, end="")
+    text.append(SELECTED_MARK if selected else " ",
+                styles.selected_mark + Style(meta={"row": row, "select": True}))
+    text.append(PIN_MARK if item.pinned else UNPINNED_MARK,
+                (styles.pin if item.pinned else styles.muted) + Style(meta={"row": row,
+                                                                            "pin": True}))
+    text.append(" ", meta)
+    title_width = max(4, width - FIXED_WIDTH)
+    title = Text(item.title.replace("\n", " "), no_wrap=True, overflow="ellipsis", end="")
+    title.truncate(title_width, overflow="ellipsis", pad=True)
+    title_style = _title_style(item, styles)
+    if title_style:
+        title.stylize(title_style)
+    title.stylize(meta)
+    text.append_text(title)
+    text.append(" ", meta)
+    if sent_tokens or item.sent:
+        tokens, tokens_style = format_tokens(sent_tokens), Style()
+    else:
+        tokens, tokens_style = format_tokens(item.tokens), styles.dropped
+    text.append(f"{tokens:>{TOKENS_WIDTH}}", tokens_style + meta)
+    text.append(" ", meta)
+    state_style = {ItemState.DROPPED: styles.dropped, ItemState.STALE: styles.stale,
+                   ItemState.COMPACTED: styles.compacted}.get(item.state, styles.muted)
+    text.append(f"{STATE_LABELS[item.state]:<{STATE_WIDTH}}", state_style + meta)
+    text.append(" ", meta)
+    text.append(EDITED_MARK if item.edited else " ", styles.edited + meta)
+    text.append(STALE_MARK if item.state is ItemState.STALE else " ", styles.stale + meta)
+    text.truncate(width, pad=True)
+    return text
+
+
+def _title_style(item: ContextItem, styles: RowStyles) -> Style | None:
+    if item.state is ItemState.DROPPED and not item.pinned:
+        return styles.dropped
+    if item.state is ItemState.COMPACTED and not item.pinned:
+        return styles.compacted
+    if item.state is ItemState.STALE:
+        return styles.stale
+    return None
+
+
+def render_header(layer: Layer, count: int, tokens: int, width: int, *, selected: int,
+                  row: int, styles: RowStyles) -> Text:
+    """The row that opens a layer's group: name, item count, sent tokens."""
+    meta = Style(meta={"row": row})
+    label = f"{LAYER_TITLES[layer]} · {count} item{'s' if count != 1 else ''}"
+    if selected:
+        label += f" · {selected} selected"
+    right = format_tokens(tokens)
+    text = Text(no_wrap=True, end="")
+    text.append("▾ ", styles.header + meta)
+    room = max(1, width - 2 - len(right) - 1)
+    left = Text(label, no_wrap=True, end="")
+    left.truncate(room, overflow="ellipsis", pad=True)
+    left.stylize(styles.header + meta)
+    text.append_text(left)
+    text.append(" ", meta)
+    text.append(right, styles.header + meta)
+    text.truncate(width, pad=True)
+    return text

@@ -1,0 +1,112 @@
+"""The inspector's row model: context items grouped by layer, kept in engine order.
+
+`InspectorRows` keeps one list of ids per layer plus the flat row list the widget draws
+(a header row per non-empty layer, then its items). A change that keeps an item in its layer
+touches nothing here; only a new item or a layer change (pin/unpin) re-flattens the list,
+which is O(items) with no token counting or rendering.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from swetui.engine.items import LAYER_ORDER, ContextItem, Layer
+
+
+@dataclass(frozen=True)
+class HeaderRow:
+    """The row that opens a layer's group."""
+
+    layer: Layer
+
+
+Row = HeaderRow | str
+"""A header, or the id of an item."""
+
+
+class InspectorRows:
+    """Items grouped by effective layer, in the order the engine holds them."""
+
+    def __init__(self) -> None:
+        self.rows: list[Row] = []
+        self._groups: dict[Layer, list[tuple[int, str]]] = {layer: [] for layer in LAYER_ORDER}
+        self._layer: dict[str, Layer] = {}
+        self._rank: dict[str, int] = {}
+        self._index: dict[Row, int] = {}
+        self._next_rank = 0
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self._layer
+
+    def load(self, items: Iterable[ContextItem]) -> None:
+        """Start over from the engine's items (in engine order)."""
+        self._groups = {layer: [] for layer in LAYER_ORDER}
+        self._layer.clear()
+        self._rank.clear()
+        self._next_rank = 0
+        for item in items:
+            rank = self._rank_of(item.id)
+            self._layer[item.id] = item.effective_layer
+            self._groups[item.effective_layer].append((rank, item.id))
+        self._flatten()
+
+    def apply(self, item: ContextItem | None, item_id: str) -> bool:
+        """Take in one changed item (None when it is gone); True if the row order changed."""
+        current = self._layer.get(item_id)
+        if item is None:
+            if current is None:
+                return False
+            self._groups[current].remove((self._rank[item_id], item_id))
+            del self._layer[item_id]
+            return True
+        layer = item.effective_layer
+        if current is layer:
+            return False
+        rank = self._rank_of(item_id)
+        if current is not None:
+            self._groups[current].remove((rank, item_id))
+        insort(self._groups[layer], (rank, item_id))
+        self._layer[item_id] = layer
+        return True
+
+    def commit(self) -> None:
+        """Rebuild the flat row list after `apply` reported order changes."""
+        self._flatten()
+
+    def index_of(self, row: Row) -> int | None:
+        return self._index.get(row)
+
+    def layer_of(self, item_id: str) -> Layer | None:
+        return self._layer.get(item_id)
+
+    def layer_at(self, index: int) -> Layer | None:
+        """The layer whose group holds row `index`."""
+        if not 0 <= index < len(self.rows):
+            return None
+        row = self.rows[index]
+        return row.layer if isinstance(row, HeaderRow) else self._layer[row]
+
+    def items_in(self, layer: Layer) -> list[str]:
+        return [item_id for _, item_id in self._groups[layer]]
+
+    def _rank_of(self, item_id: str) -> int:
+        rank = self._rank.get(item_id)
+        if rank is None:
+            rank = self._rank[item_id] = self._next_rank
+            self._next_rank += 1
+        return rank
+
+    def _flatten(self) -> None:
+        rows: list[Row] = []
+        for layer in LAYER_ORDER:
+            group = self._groups[layer]
+            if group:
+                rows.append(HeaderRow(layer))
+                rows.extend(item_id for _, item_id in group)
+        self.rows = rows
+        self._index = {row: index for index, row in enumerate(rows)}
