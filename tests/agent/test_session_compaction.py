@@ -1,0 +1,57 @@
+"""Compaction as the session drives it: manual, automatic at the threshold, undo."""
+
+from __future__ import annotations
+
+from swetui.agent.session import AgentSession
+from swetui.agent.turn_events import CompactionNotice
+from swetui.engine.events import CompactionFinished
+from swetui.options import LaunchOptions
+
+from .scripted import ScriptedProvider, answer, calls
+
+
+def script(turns: int) -> list:
+    out = []
+    for turn in range(turns):
+        out.append(calls((f"c{turn}", "read_file", {"path": "big.py"})))
+        out.append(answer(f"Read big.py for turn {turn}."))
+    return out
+
+
+async def run_turns(session: AgentSession, turns: int) -> None:
+    for turn in range(turns):
+        finished = await session.send(f"look at big.py again ({turn})")
+        assert finished.error is None, finished.error
+
+
+async def test_manual_compaction_folds_and_undo_restores_the_request(workspace):
+    (workspace / "big.py").write_text("".join(f"def function_{n}():\n    return {n}\n"
+                                              for n in range(300)))
+    session = AgentSession.open(LaunchOptions(path=workspace), env={},
+                                provider=ScriptedProvider(*script(12)))
+    await run_turns(session, 12)
+    before = session.engine.assemble().request.canonical_json()
+    preview = session.preview_compaction()
+    assert preview.folds and preview.tokens_after < preview.tokens_before
+    assert session.engine.assemble().request.canonical_json() == before  # preview changes nothing
+    finished = await session.compact("manual")
+    assert isinstance(finished, CompactionFinished)
+    assert session.engine.budget().total == finished.tokens_after < finished.tokens_before
+    assert "undone" in session.undo_compaction()
+    assert session.engine.assemble().request.canonical_json() == before
+
+
+async def test_automatic_compaction_when_the_request_passes_the_threshold(workspace, tmp_path):
+    (workspace / "big.py").write_text("".join(f"def function_{n}():\n    return {n}\n"
+                                              for n in range(400)))
+    (workspace / ".swetui").mkdir()
+    (workspace / ".swetui" / "config.toml").write_text(
+        "context_limit = 30000\ncompaction_threshold = 0.5\nreserve_tokens = 2000\n")
+    session = AgentSession.open(LaunchOptions(path=workspace), env={},
+                                provider=ScriptedProvider(*script(14)))
+    notices = []
+    session.bus.subscribe(notices.append, CompactionNotice)
+    await run_turns(session, 14)
+    assert notices, "no automatic compaction happened"
+    assert not session.engine.budget().needs_compaction
+    assert session.stats()["compactions"] >= 1
