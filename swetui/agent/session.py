@@ -27,6 +27,7 @@ from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.sources import read_text_file
 from swetui.engine.workspace import Workspace, open_workspace
 from swetui.options import LaunchOptions
+from swetui.providers.events import StreamError, TextDelta
 
 log = logging.getLogger(__name__)
 
@@ -152,25 +153,54 @@ class AgentSession:
                     message=f"compacted {len(finished.folded)} items: "
                             f"{finished.tokens_before:,} → {finished.tokens_after:,} tokens"))
 
+    def _compactor(self) -> Any:
+        """The model writes summaries when a real model is configured; offline, structural."""
+        from swetui.engine.compaction import ModelCompactor, StructuralCompactor
+
+        spec = self.settings.compaction_model or self.model
+        if spec == "offline":
+            return StructuralCompactor()
+        return ModelCompactor(self._summarize)
+
+    async def _summarize(self, system: str, text: str) -> str:
+        """One summarisation request to `compaction_model` (or the working model)."""
+        from swetui.messages import ChatRequest, Message
+        from swetui.providers import create_provider
+
+        spec = self.settings.compaction_model
+        provider = create_provider(spec, self.env, timeout=self.settings.request_timeout) \
+            if spec and spec != self.model else self.provider
+        request = ChatRequest(model=spec or self.model, system=system,
+                              messages=(Message(role="user", content=text),), max_tokens=2048)
+        parts: list[str] = []
+        try:
+            async for event in provider.stream(request):
+                if isinstance(event, TextDelta):
+                    parts.append(event.text)
+                elif isinstance(event, StreamError):
+                    raise RuntimeError(event.message)
+        finally:
+            if provider is not self.provider:
+                await provider.aclose()
+        return "".join(parts)
+
     def preview_compaction(self, item_ids: list[str] | None = None,
                            instructions: str | None = None) -> Any:
-        from swetui.engine.compaction import StructuralCompactor
-
-        return StructuralCompactor().plan(self.engine, item_ids=item_ids,
-                                          instructions=instructions)
+        """What a compaction would fold and the tokens after, without applying it."""
+        return self._compactor().plan(self.engine, item_ids=item_ids, instructions=instructions)
 
     async def compact(self, trigger: str = "manual", instructions: str | None = None,
                       item_ids: list[str] | None = None) -> Any:
         """Fold items (all eligible, or the user's selection); None when nothing folds."""
-        from swetui.engine.compaction import StructuralCompactor
-
-        compactor = StructuralCompactor()
-        plan = compactor.plan(self.engine, item_ids=item_ids, instructions=instructions)
+        compactor = self._compactor()
+        plan = await compactor.plan_async(self.engine, item_ids=item_ids,
+                                          instructions=instructions)
         if not plan.folds:
             return None
         finished = compactor.apply(self.engine, plan, trigger=trigger)
         self._compactions.append(finished.compaction_id)
-        self.record("compaction", finished.model_dump(mode="json"))
+        self.record("compaction", {**finished.model_dump(mode="json"),
+                                   "notes": plan.notes})
         return finished
 
     def undo_compaction(self) -> str:

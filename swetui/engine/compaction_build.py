@@ -93,7 +93,7 @@ class PlanBuilder:
                            content=content, state=state, origin=Origin.AUTO,
                            turn_created=turn, turn_last_used=self.snap.current,
                            source=Source(turn_id=f"t{turn}"),
-                           meta={"compaction_id": self.id, **meta})
+                           meta={"compaction_id": self.id, "turn": turn, **meta})
         self.created.append(item)
         return item
 
