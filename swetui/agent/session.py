@@ -88,8 +88,18 @@ class AgentSession:
         workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
                                    resume=options.resume, continue_last=options.continue_last)
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
+        session._restore_calibration()
         session._restore_pending()
         return session
+
+    def _restore_calibration(self) -> None:
+        """The provider's last measured usage for this model, from the resumed log."""
+        for event in reversed(self.workspace.replayed):
+            if (event.get("type") == "model_call" and event.get("measured")
+                    and event.get("model") == self.model):
+                self.engine.record_usage(int(event.get("input_tokens", 0)),
+                                         int(event.get("estimated_input", 0)))
+                return
 
     @property
     def notices(self) -> list[str]:

@@ -143,3 +143,15 @@ async def test_add_path_refuses_outside_and_binary(workspace):
         session.add_path("../outside.txt")
     with pytest.raises(ValueError, match="no such file"):
         session.add_path("nope.py")
+
+
+async def test_calibration_ratio_is_kept_across_resume(workspace):
+    provider = ScriptedProvider(answer("hi"))
+    session = open_session(workspace, provider, model="offline")
+    await session.send("hello")
+    ratio = session.engine.calibration()
+    assert ratio is not None and ratio > 0
+    again = open_session(workspace, ScriptedProvider(), resume=session.session_id,
+                         model="offline")
+    assert again.engine.calibration() == ratio
+    assert again.engine.budget().measured == 1000
