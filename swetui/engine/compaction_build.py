@@ -77,6 +77,12 @@ class PlanBuilder:
         self.exchanges: list[tuple[int, list[ContextItem]]] = []
         self.notes: list[str] = []
         self.retained: set[str] = set()
+        self.anchors: set[str | None] = set()
+
+    def anchored(self, item: ContextItem) -> bool:
+        """An assistant message that carries a pinned tool call (so it must stay sent)."""
+        return item.kind is ItemKind.ASSISTANT_MESSAGE and bool(
+            self.anchors.intersection(item.meta.get("tool_call_ids") or ()))
 
     def fold(self, item: ContextItem, stub: str | None = None) -> None:
         if item.id in self.folds or item.pinned or item.state not in LIVE:

@@ -68,6 +68,11 @@ class StructuralCompactor:
         snap = Snapshot.of(engine)
         builder = PlanBuilder(engine, snap, engine.new_id("k"), compactor)
         exchanges = snap.exchanges()
+        # an assistant message stays while it carries a pinned tool call: the call's result
+        # can only be sent paired with it
+        anchors = {item.source.tool_call_id for item in snap.items
+                   if item.pinned and item.kind is ItemKind.TOOL_CALL}
+        builder.anchors = anchors
         position = {turn: len(exchanges) - i for i, turn in enumerate(exchanges)}
         if item_ids is not None:
             self._selection(builder, list(item_ids), position)
@@ -77,7 +82,7 @@ class StructuralCompactor:
             if turn >= snap.current or back <= KEEP_FULL:
                 continue
             live = [item for item in snap.conversation.get(turn, ())
-                    if item.state in LIVE and not item.pinned]
+                    if item.state in LIVE and not item.pinned and not builder.anchored(item)]
             if live:
                 builder.collapse(turn, live, back, KEEP_SUMMARIES)
             elif back > KEEP_SUMMARIES and turn in snap.summaries:
@@ -101,6 +106,8 @@ class StructuralCompactor:
                 builder.notes.append(f"{item_id}: pinned, left as it is")
             elif item.state not in LIVE:
                 builder.notes.append(f"{item_id}: already {item.state.value}")
+            elif builder.anchored(item):
+                builder.notes.append(f"{item_id}: carries a pinned tool call, left as it is")
             elif item.layer is Layer.HISTORY and item.kind in _CONVERSATION:
                 by_turn.setdefault(item.turn_created, []).append(item)
             else:

@@ -264,24 +264,35 @@ def summary_facts(previous: dict, exchanges: list[tuple[int, list[ContextItem]]]
 
 
 def render_running_summary(facts: dict, count: Counter) -> str:
-    """≤ 300 tokens: narrative, objective, achievements, active files/functions, next steps."""
+    """≤ 300 tokens: narrative, objective, achievements, active files/functions, next steps.
+    Over budget, the lists lose their oldest entries first, so every section survives."""
+    lists = {key: list(facts.get(key, []))[-limit:]
+             for key, limit in (("achievements", 6), ("files", 8), ("functions", 10))}
+    while True:
+        text = _render_summary(facts, lists)
+        longest = max(lists, key=lambda key: len(lists[key]))
+        if count(text) <= RUNNING_SUMMARY_TOKENS or not lists[longest]:
+            return fit(text, RUNNING_SUMMARY_TOKENS, count)
+        lists[longest].pop(0)
+
+
+def _render_summary(facts: dict, lists: dict[str, list[str]]) -> str:
     lines = [f"Turns {facts.get('first_turn', '?')}–{facts.get('last_turn', '?')} are folded "
-             f"({facts.get('folded', 0)} exchanges); headers and the reference index below "
-             "list them, `recall` brings any back."]
+             f"({facts.get('folded', 0)} exchanges); `recall` brings any back."]
     if facts.get("objective"):
         lines.append(f"Objective: {facts['objective']}")
     if facts.get("focus"):
         lines.append(f"Focus requested: {facts['focus']}")
     if facts.get("latest") and facts.get("latest") != facts.get("objective"):
         lines.append(f"Latest folded request: {facts['latest']}")
-    if facts.get("achievements"):
-        lines.append("Achievements: " + "; ".join(facts["achievements"][::-1]))
-    if facts.get("files"):
-        lines.append("Active files: " + " ".join(facts["files"][::-1]))
-    if facts.get("functions"):
-        lines.append("Functions touched: " + " ".join(facts["functions"][::-1]))
+    if lists["achievements"]:
+        lines.append("Achievements: " + "; ".join(lists["achievements"][::-1]))
+    if lists["files"]:
+        lines.append("Active files: " + " ".join(lists["files"][::-1]))
+    if lists["functions"]:
+        lines.append("Functions touched: " + " ".join(lists["functions"][::-1]))
     if facts.get("last_error"):
         lines.append(f"Last error: {facts['last_error']}")
     if facts.get("next"):
         lines.append(f"Next steps: {facts['next']}")
-    return fit("\n".join(lines), RUNNING_SUMMARY_TOKENS, count)
+    return "\n".join(lines)
