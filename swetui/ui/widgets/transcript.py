@@ -29,9 +29,9 @@ from swetui.engine.events import (
     EngineNotice,
 )
 from swetui.ui.widgets.status import format_duration, format_tokens
+from swetui.ui.widgets.transcript_answer import AnswerBlock
 from swetui.ui.widgets.transcript_entries import (
     ActionEntry,
-    AnswerBlock,
     CompletionLine,
     ErrorLine,
     NoticeLine,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from rich.markup import escape
@@ -12,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 TOOL_ICONS: dict[str, str] = {
     "read_file": "≡", "grep": "⌕", "list_dir": "▤", "glob": "✱", "edit_file": "✎",
@@ -147,42 +146,6 @@ class ActionEntry(Vertical, can_focus=True):
         else:
             self._detail.update("")
         self._line.update(self._line_text())
-
-
-class AnswerBlock(Markdown):
-    """The answer, streamed as Markdown: fragments are appended in batches, one append
-    in flight at a time, so the widget never re-renders the whole answer per fragment."""
-
-    def __init__(self) -> None:
-        super().__init__("", classes="entry answer")
-        self._pending: list[str] = []
-        self._writer: asyncio.Task[None] | None = None
-        self._received: list[str] = []
-
-    @property
-    def text(self) -> str:
-        """Everything fed so far (on screen or queued)."""
-        return "".join(self._received)
-
-    def feed(self, fragment: str) -> None:
-        """Queue a fragment; returns at once."""
-        if not fragment:
-            return
-        self._received.append(fragment)
-        self._pending.append(fragment)
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._write())
-
-    async def _write(self) -> None:
-        while self._pending:
-            batch = "".join(self._pending)
-            self._pending.clear()
-            await self.append(batch)
-
-    async def settle(self) -> None:
-        """Wait until every queued fragment is on screen."""
-        while self._writer is not None and not self._writer.done():
-            await self._writer
 
 
 class CompletionLine(Static):
