@@ -179,10 +179,13 @@ class PlanBuilder:
         for item in self.folded_items:
             names = item_identifiers(item)
             self.retained |= names
-            where = item.source.path or f"t{item.turn_created}"
             if item.meta.get("role") == "index":
                 continue  # its groups were carried over above
-            self._place(groups, placed, present, where, sorted(names))
+            fresh = names - placed - present
+            if fresh:
+                placed |= fresh
+                groups.setdefault(item.source.path or f"t{item.turn_created}",
+                                  []).extend(sorted(fresh))
         if groups:
             self._new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, "Reference index",
                       render_index(groups), turn=self.snap.current, role="index",

@@ -7,6 +7,7 @@ import gc
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
@@ -15,19 +16,21 @@ from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.tokens import MESSAGE_OVERHEAD
 
 
-class Fold(BaseModel):
-    """One item the compaction folds: its new state and stub, and what it was before."""
+@dataclass(slots=True)
+class Fold:
+    """One item the compaction folds: its new state and stub, and what it was before.
+    (A plain dataclass: a large compaction makes thousands of them.)"""
 
     id: str
     title: str
-    state: ItemState = ItemState.COMPACTED
-    stub: str | None = None
     previous_state: ItemState
-    previous_stub: str | None = None
     content_hash: str
     """The content the plan was made for: applying refuses a plan the item outgrew."""
     tokens_before: int
     tokens_after: int
+    state: ItemState = ItemState.COMPACTED
+    stub: str | None = None
+    previous_stub: str | None = None
 
 
 class CompactionPlan(BaseModel):
@@ -87,7 +90,7 @@ def cost_as_sent(engine: ContextEngine, item: ContextItem, *, state: ItemState,
 
 def make_fold(engine: ContextEngine, item: ContextItem, stub: str | None) -> Fold:
     """A fold of `item` to `compacted` with `stub`, with its cost before and after."""
-    return Fold.model_construct(id=item.id, title=item.title, stub=stub, previous_state=item.state,
+    return Fold(id=item.id, title=item.title, stub=stub, previous_state=item.state,
                 previous_stub=item.stub, content_hash=item.content_hash,
                 state=ItemState.COMPACTED,
                 tokens_before=engine.sent_tokens(item.id),

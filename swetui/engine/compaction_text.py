@@ -20,6 +20,7 @@ RUNNING_SUMMARY_TOKENS = 300
 _TOKEN = re.compile(r"[\w./-]+", re.ASCII)
 _SEGMENT = re.compile(r"[A-Za-z_]\w*\Z")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_MARKED = re.compile(r"[_./]|[A-Za-z][A-Z]").search
 _IDENT_CACHE: dict[str, frozenset[str]] = {}
 _IDENT_CACHE_MAX = 20_000
 
@@ -67,10 +68,8 @@ def clear_caches() -> None:
 def identifiers(text: str) -> set[str]:
     """File paths and code identifiers (snake_case, CamelCase, dotted names) in `text`:
     what a compaction must keep visible somewhere in headers, summaries or the index."""
-    found: set[str] = set()
-    for token in set(_TOKEN.findall(text)):
-        found.update(_classify(token))
-    return found
+    # plain words never qualify; map/union keep the per-token work in C
+    return set().union(*map(_classify, filter(_MARKED, set(_TOKEN.findall(text)))))
 
 
 def cached_identifiers(text: str, digest: str) -> frozenset[str]:
@@ -91,13 +90,13 @@ def argument_text(item: ContextItem) -> str:
     return " ".join(v if isinstance(v, str) else json.dumps(v) for v in arguments.values())
 
 
-def item_identifiers(item: ContextItem) -> set[str]:
-    """Identifiers of everything an item sends: its content and its call arguments."""
-    found = set(cached_identifiers(item.content, item.content_hash or item.id + item.content))
-    if item.kind is ItemKind.TOOL_CALL:
-        found |= identifiers(argument_text(item))
-    if item.source.path:
-        found |= identifiers(item.source.path)
+def item_identifiers(item: ContextItem) -> frozenset[str]:
+    """Identifiers of everything an item sends: its content, call arguments and path."""
+    found = cached_identifiers(item.content, item.content_hash or item.id + item.content)
+    extra = (argument_text(item) if item.kind is ItemKind.TOOL_CALL else "") + " " + (
+        item.source.path or "")
+    if extra.strip():
+        found = found | cached_identifiers(extra, extra)
     return found
 
 
