@@ -96,7 +96,7 @@ def test_snapshot_inspector_states(snap_compare) -> None:
 
 def test_snapshot_inspector_selection(snap_compare) -> None:
     async def select(pilot) -> None:
-        await pilot.press("down", "down", "down", "space", "space")
+        await pilot.press("down", "down", "down", "down", "space", "space")
 
     assert snap_compare(InspectorApp(build_engine()), terminal_size=(40, 30),
                         run_before=select)

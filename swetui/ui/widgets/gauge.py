@@ -25,6 +25,9 @@ from swetui.engine.items import Layer
 FRAME = 1 / 30
 """The shortest time between two repaints."""
 
+COMPACT_BELOW = 36
+"""Terminal heights below this get the compact gauge (unless `compact` is set)."""
+
 LAYER_MARKS: dict[Layer, str] = {
     Layer.SYSTEM: "█",
     Layer.MEMORY: "█",
@@ -125,7 +128,7 @@ class BudgetGauge(Widget):
             self.budget = budget
 
     def __init__(self, engine: ContextEngine, *, id: str | None = None,  # noqa: A002
-                 classes: str | None = None) -> None:
+                 classes: str | None = None, compact: bool | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.engine = engine
         self.budget: Budget = engine.budget()
@@ -134,6 +137,8 @@ class BudgetGauge(Widget):
         self._last_paint = 0.0
         self._timer: Timer | None = None
         self._unsubscribe: Callable[[], None] | None = None
+        self.compact: bool | None = compact
+        """Force the compact (True) or full (False) layout; None picks by terminal height."""
 
     # -- engine bridge ---------------------------------------------------------------------
 
@@ -185,16 +190,38 @@ class BudgetGauge(Widget):
         return (f"{format_tokens(budget.total)} / {format_tokens(budget.limit)} "
                 f"· {budget.percent:.1f}%")
 
+    @property
+    def is_compact(self) -> bool:
+        """Two layers per row and no threshold caption: for short terminals (80×24)."""
+        if self.compact is not None:
+            return self.compact
+        return self.app.size.height < COMPACT_BELOW
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return 3 + len(self.budget.layers) + (1 if self.budget.measured is not None else 0)
+        layers = len(self.budget.layers)
+        rows = 2 + (layers + 1) // 2 if self.is_compact else 3 + layers
+        return rows + (1 if self.budget.measured is not None else 0)
 
     def render(self) -> Text:
         width = max(self.content_size.width, 10)
-        lines = [self._headline(width), self._bar(width), self._threshold_line(width)]
+        lines = [self._headline(width), self._bar(width)]
+        if not self.is_compact:
+            lines.append(self._threshold_line(width))
         if self.budget.measured is not None:
-            lines.append(self._measured_line())
-        lines.extend(self._layer_line(row, width) for row in self.budget.layers)
-        return Text("\n").join(lines)
+            lines.append(self._measured_line(width))
+        if self.is_compact:
+            rows = self.budget.layers
+            half = width // 2
+            for left, right in zip(rows[::2], [*rows[1::2], None], strict=True):
+                line = self._layer_cell(left, half)
+                if right is not None:
+                    line.append_text(self._layer_cell(right, width - half))
+                lines.append(line)
+        else:
+            lines.extend(self._layer_line(row, width) for row in self.budget.layers)
+        text = Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
+        text.no_wrap = True
+        return text
 
     def _style(self, name: str) -> Style:
         return component_foreground(self, f"budget-gauge--{name}")
@@ -243,7 +270,7 @@ class BudgetGauge(Widget):
         text.truncate(width)
         return text
 
-    def _measured_line(self) -> Text:
+    def _measured_line(self, width: int) -> Text:
         budget = self.budget
         assert budget.measured is not None
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -252,7 +279,21 @@ class BudgetGauge(Widget):
         if budget.calibrated_total is not None:
             text.append(" · calibrated ", self._style("label"))
             text.append(format_tokens(budget.calibrated_total), self._style("measured"))
-            text.append(f" (×{budget.calibration:.2f})", self._style("label"))
+            ratio = f" ×{budget.calibration:.2f}"
+            if text.cell_len + len(ratio) <= width:
+                text.append(ratio, self._style("label"))
+        text.truncate(width)
+        return text
+
+    def _layer_cell(self, row: LayerUsage, width: int) -> Text:
+        """A layer in half a row (compact mode): mark, name, tokens, share."""
+        style = self._style("over") if row.over else Style()
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(LAYER_MARKS[row.name] + " ", self._style(row.name.value))
+        text.append(f"{row.name.value:<7}", style)
+        text.append(f"{format_tokens(row.tokens):>5}", style)
+        text.append(f" {row.share:>3.0%}", self._style("over" if row.over else "label"))
+        text.truncate(width, pad=True)
         return text
 
     def _layer_line(self, row: LayerUsage, width: int) -> Text:

@@ -1,0 +1,162 @@
+"""The budget gauge: snapshots of its states, live updates and the throttle."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
+
+from swetui.agent.approvals import ApprovalQueue
+from swetui.engine.budget import Budget, BudgetSettings
+from swetui.engine.context import ContextEngine
+from swetui.engine.items import ContextItem, ItemKind, Layer
+from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
+from swetui.ui.widgets.gauge import bar_cells, format_tokens
+
+from .test_approvals import bash_action, edit_action
+
+
+def build_engine(history_words: int = 200, memory_words: int = 100) -> ContextEngine:
+    engine = ContextEngine(BudgetSettings(limit=4_000, reserve=400, memory=300, summary=100,
+                                          threshold=0.8), model="offline")
+    engine.add(ContextItem(id="s1", kind=ItemKind.SYSTEM_PROMPT, layer=Layer.SYSTEM,
+                           title="System prompt", content="You are swetui. " * 40))
+    engine.add(ContextItem(id="m1", kind=ItemKind.MEMORY_FILE, layer=Layer.MEMORY,
+                           title="SWETUI.md", content="memory " * memory_words))
+    engine.add(ContextItem(id="u1", kind=ItemKind.USER_MESSAGE, layer=Layer.HISTORY,
+                           title="a long conversation", content="talk " * history_words,
+                           turn_created=1))
+    engine.add(ContextItem(id="f1", kind=ItemKind.FILE, layer=Layer.TASK, title="src/app.py",
+                           content="def main():\n    return 1\n" * 20))
+    return engine
+
+
+class GaugeApp(App[None]):
+    CSS = "#column { width: 40; height: auto; }"
+
+    def __init__(self, engine: ContextEngine, compact: bool | None = False) -> None:
+        super().__init__()
+        self.engine = engine
+        self.compact = compact
+        self.shown: list[Budget] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="column"):
+            yield BudgetGauge(self.engine, id="gauge", compact=self.compact)
+
+    def on_budget_gauge_updated(self, message: BudgetGauge.Updated) -> None:
+        self.shown.append(message.budget)
+
+
+class NarrowWorkspace(App[None]):
+    """The right column of an 80×24 workspace: gauge, inspector and approvals together."""
+
+    CSS = """
+    #transcript { width: 1fr; border-right: solid $panel; }
+    #column { width: 40; }
+    #inspector { height: 1fr; }
+    #approvals { height: 1fr; }
+    """
+
+    def __init__(self, engine: ContextEngine) -> None:
+        super().__init__()
+        self.engine = engine
+        self.queue = ApprovalQueue()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Static("(transcript)", id="transcript")
+            with Vertical(id="column"):
+                yield BudgetGauge(self.engine, id="gauge")
+                yield ContextInspector(self.engine, id="inspector")
+                yield ApprovalQueuePane(self.queue, id="approvals")
+
+    def on_mount(self) -> None:
+        self.queue.submit(edit_action())
+        self.queue.submit(bash_action())
+        self.query_one(ContextInspector).focus()
+
+
+# -- snapshots -------------------------------------------------------------------------------
+
+
+def test_snapshot_gauge_normal(snap_compare) -> None:
+    assert snap_compare(GaugeApp(build_engine()), terminal_size=(40, 12))
+
+
+def test_snapshot_gauge_over_threshold_measured(snap_compare) -> None:
+    engine = build_engine(history_words=2_900, memory_words=400)
+    engine.record_usage(3_700, engine.budget().total)
+    assert engine.budget().needs_compaction
+    assert engine.budget().layer(Layer.MEMORY).over
+    assert snap_compare(GaugeApp(engine), terminal_size=(40, 13))
+
+
+def test_snapshot_gauge_compact_over_threshold(snap_compare) -> None:
+    engine = build_engine(history_words=2_900, memory_words=400)
+    engine.record_usage(3_700, engine.budget().total)
+    assert snap_compare(GaugeApp(engine, compact=True), terminal_size=(40, 8))
+
+
+def test_snapshot_narrow_workspace(snap_compare) -> None:
+    assert snap_compare(NarrowWorkspace(build_engine()), terminal_size=(80, 24))
+
+
+# -- behaviour -------------------------------------------------------------------------------
+
+
+def test_format_tokens() -> None:
+    assert [format_tokens(n) for n in (0, 812, 1_000, 12_345, 256_000, 1_250_000)] == [
+        "0", "812", "1k", "12.3k", "256k", "1.2M"]
+
+
+def test_bar_cells_fill_width_and_show_every_nonempty_layer() -> None:
+    budget = build_engine().budget()
+    cells = bar_cells(budget, 30)
+    assert sum(count for _, count in cells) == 30
+    assert {layer for layer, _ in cells if layer is not None} == {
+        row.name for row in budget.layers if row.tokens}
+
+
+async def test_gauge_follows_engine_changes() -> None:
+    engine = build_engine()
+    app = GaugeApp(engine)
+    async with app.run_test(size=(40, 12)) as pilot:
+        gauge = app.query_one(BudgetGauge)
+        before = gauge.budget.total
+        engine.drop("u1")
+        await pilot.pause(0.1)
+        assert gauge.budget.total == engine.budget().total < before
+        assert format_tokens(gauge.budget.total) in gauge.summary
+        engine.set_draft("a prompt being typed " * 20)
+        await pilot.pause(0.1)
+        assert gauge.budget == engine.budget()
+        assert "measured" not in gauge.render().plain
+        engine.record_usage(900, 800)
+        await pilot.pause(0.1)
+        plain = gauge.render().plain
+        assert "measured 900" in plain and "calibrated" in plain
+
+
+async def test_burst_of_changes_is_throttled_but_final_value_shows() -> None:
+    engine = build_engine()
+    app = GaugeApp(engine)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause(0.1)
+        app.shown.clear()
+        for n in range(200):
+            engine.set_draft("word " * n)
+        await pilot.pause(0.2)
+        assert 1 <= len(app.shown) < 20
+        assert app.shown[-1] == engine.budget()
+        assert app.query_one(BudgetGauge).budget == engine.budget()
+
+
+async def test_gauge_updates_from_a_worker_thread() -> None:
+    engine = build_engine()
+    app = GaugeApp(engine)
+    async with app.run_test(size=(40, 12)) as pilot:
+        worker = app.run_worker(lambda: engine.drop("f1"), thread=True)
+        await worker.wait()
+        await pilot.pause(0.1)
+        assert app.query_one(BudgetGauge).budget == engine.budget()
