@@ -17,7 +17,7 @@ from swetui.engine.compaction_plan import CompactionPlan, paused_gc
 from swetui.engine.compaction_text import call_target, file_stub
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import CompactionFinished, CompactionUndone
-from swetui.engine.items import ContextItem, ItemKind, Layer
+from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
 
 KEEP_FULL = 5
 """The last exchanges sent in full."""
@@ -25,6 +25,8 @@ KEEP_SUMMARIES = 10
 """Exchanges up to this far back keep their summary in the request; older ones a header."""
 FILE_AGE = 10
 """Retrieved file contents older than this many turns leave the request."""
+MAX_HEADERS = 200
+"""Headers sent at most; older exchanges are reached through the index and `recall`."""
 DEDUP_MIN_CHARS = 200
 """Tool outputs shorter than this are not worth a 'same as' reference."""
 EDIT_TOOLS = frozenset({"edit_file", "write_file"})
@@ -87,6 +89,7 @@ class StructuralCompactor:
                 builder.collapse(turn, live, back, KEEP_SUMMARIES)
             elif back > KEEP_SUMMARIES and turn in snap.summaries:
                 builder.fold(snap.summaries[turn])  # demoted: only its header stays sent
+        self._cap_headers(builder)
         self._duplicates(builder)
         self._old_files(builder)
         if not builder.folds:
@@ -116,6 +119,21 @@ class StructuralCompactor:
         for turn, live in sorted(by_turn.items()):
             builder.collapse(turn, live, min(position.get(turn, 1), KEEP_SUMMARIES),
                              KEEP_SUMMARIES)
+
+    def _cap_headers(self, builder: PlanBuilder) -> None:
+        """At most MAX_HEADERS headers stay sent; older ones go to the archive (their paths
+        and identifiers move to the reference index)."""
+        sent = [(item.meta["turn"], index, item) for index, item in
+                enumerate([*builder.snap.headers.values(), *builder.created])
+                if item.meta.get("role") == "header" and item.id not in builder.folds]
+        sent.sort(key=lambda entry: (entry[0], entry[1]))
+        for _turn, _index, item in sent[:max(0, len(sent) - MAX_HEADERS)]:
+            if item in builder.created:
+                position = builder.created.index(item)
+                builder.created[position] = item.model_copy(
+                    update={"state": ItemState.COMPACTED})
+            else:
+                builder.fold(item)
 
     def _duplicates(self, builder: PlanBuilder) -> None:
         """Identical tool outputs: the latest stays, earlier ones point at it."""

@@ -243,3 +243,39 @@ def test_identifiers_finds_paths_and_code_names_not_prose():
             "README.md); e.g. the value is 3.14 and the Tests pass, getElementById too.")
     assert identifiers(text) == {"parse_args", "src/cli/main.py", "ContextEngine.assemble",
                                  "README.md", "getElementById"}
+
+
+def test_at_most_200_headers_are_sent_and_older_names_move_to_the_index():
+    engine = ContextEngine(BudgetSettings(limit=2_000_000, reserve=8_000))
+    maker = SessionMaker(engine, 2)
+    for _ in range(212):
+        maker.turn(lines=4)
+    before = {item.id: item for item in engine}
+    plan = compactor.plan(engine)
+    compactor.apply(engine, plan)
+    headers = [i for i in engine if i.meta.get("role") == "header"]
+    sent = sorted(i.meta["turn"] for i in headers if i.sent)
+    assert len(sent) == 200 and sent[0] == 8  # 207 folded exchanges, the oldest 7 archived
+    wanted = original_identifiers([before[fold.id] for fold in plan.folds])
+    assert not wanted - identifiers(request_text(engine))
+
+
+def test_a_compaction_can_be_undone_after_the_session_is_resumed(tmp_path):
+    from swetui.config import Settings
+    from swetui.engine.workspace import open_workspace
+
+    workspace = open_workspace(tmp_path, Settings(), [])
+    maker = SessionMaker(workspace.engine, 1)
+    for _ in range(12):
+        workspace.record("turn_started", {"turn": workspace.engine.turn + 1})
+        maker.turn(lines=10)
+    before = workspace.engine.assemble().request.canonical_json()
+    finished = compactor.apply(workspace.engine, compactor.plan(workspace.engine))
+    session_id = workspace.session_id
+    workspace.close()
+
+    resumed = open_workspace(tmp_path, Settings(), [], resume=session_id)
+    assert active_compactions(resumed.engine) == [finished.compaction_id]
+    undo(resumed.engine)
+    assert resumed.engine.assemble().request.canonical_json() == before
+    resumed.close()
