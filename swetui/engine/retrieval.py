@@ -47,7 +47,7 @@ show read find grep search list look fix change add make use run test tests chec
 
 _PATH = re.compile(r"(?<![\w./-])(?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,8}(?![\w/-])"
                    r"|(?<![\w./-])(?:[\w.-]+/)+[\w.-]*")
-_QUOTED = re.compile(r'"([^"\n]{2,80})"|`([^`\n]{2,80})`|\'([^\'\n]{3,80})\'')
+_QUOTED = re.compile(r'"([^"\n]{2,80})"|`([^`\n]{2,80})`|(?<!\w)\'([^\'\n]{2,80})\'(?!\w)')
 _LISTING = re.compile(r"\b(list(ing)?\s+(the\s+|all\s+)?(files|dir|directories|folders)|"
                       r"what'?s\s+in|structure|tree|\bls\b)", re.IGNORECASE)
 

@@ -126,3 +126,11 @@ def test_retrieval_is_fast_on_a_10000_file_workspace(tmp_path):
     assert "pkg7/mod3.py:1: def needle_function():" in grep.content
     assert "10,000 files scanned" in grep.content
     assert elapsed < 3.0, elapsed  # generous: shared CI machines; typically ~0.3 s
+
+
+def test_apostrophes_are_not_quotes_but_single_quoted_terms_are(repo):
+    plain = run(repo, "don't worry, it's fine")
+    assert plain.items == []
+    quoted = run(repo, "where is 'parse_args' defined?")
+    grep = next(item for item in quoted.items if item.kind is ItemKind.GREP)
+    assert grep.meta["terms"] == ["parse_args"]
