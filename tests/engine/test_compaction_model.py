@@ -114,3 +114,21 @@ def test_recall_of_an_unknown_id_says_what_ids_look_like():
 def test_undo_with_nothing_to_undo_is_a_clear_error():
     with pytest.raises(LookupError, match="no compaction"):
         undo(session(2))
+
+
+async def test_both_compactors_share_one_interface_and_the_model_one_applies_and_undoes():
+    from swetui.engine.compaction import Compactor
+
+    async def summarize(system: str, text: str) -> str:
+        return reply_for(text)
+
+    model = ModelCompactor(summarize)
+    assert isinstance(StructuralCompactor(), Compactor) and isinstance(model, Compactor)
+    engine = session()
+    before = engine.assemble().request.canonical_json()
+    preview = model.plan(engine)
+    assert preview.folds and any("model writes the summaries" in n for n in preview.notes)
+    finished = model.apply(engine, await model.plan_async(engine), trigger="manual")
+    assert finished.reduction > 0
+    model.undo(engine)
+    assert engine.assemble().request.canonical_json() == before
