@@ -198,8 +198,14 @@ def _message(role: str, content: str, *, tool_calls: tuple[ToolCall, ...] = (),
 
 
 def _turn_messages(items: list[ContextItem], cache: dict[tuple, Message]) -> list[Message]:
+    """A turn's messages. Every tool item sent is paired with a call: through its assistant
+    message, or, when that message is not sent (dropped or folded), through a bare
+    assistant message carrying just the calls, so what is counted is what is sent."""
     calls = {item.source.tool_call_id: item for item in items if item.kind is ItemKind.TOOL_CALL}
+    claimed = {call_id for item in items if item.kind is ItemKind.ASSISTANT_MESSAGE
+               for call_id in item.meta.get("tool_call_ids", ()) if call_id in calls}
     messages: list[Message] = []
+    orphans: list[ContextItem] = []
     for item in items:
         if item.kind is ItemKind.USER_MESSAGE:
             text = item.sent_text()
@@ -211,27 +217,39 @@ def _turn_messages(items: list[ContextItem], cache: dict[tuple, Message]) -> lis
         elif item.kind is ItemKind.ASSISTANT_MESSAGE:
             ids = tuple(call_id for call_id in item.meta.get("tool_call_ids", ())
                         if call_id in calls)
-            text = item.sent_text()
-            key = ("assistant", item.id, text, ids)
-            message = cache.get(key)
-            if message is None:
-                tool_calls = tuple(
-                    ToolCall(id=call_id, name=calls[call_id].meta.get("name", ""),
-                             arguments=calls[call_id].meta.get("arguments") or {})
-                    for call_id in ids)
-                message = cache[key] = _message("assistant", text, tool_calls=tool_calls)
-            messages.append(message)
-            for call_id in ids:
-                call = calls[call_id]
-                text = call.sent_text()
-                key = ("tool", call.id, text, call_id)
-                message = cache.get(key)
-                if message is None:
-                    message = cache[key] = _message(
-                        "tool", text, tool_call_id=call_id, name=call.meta.get("name"),
-                        is_error=bool(call.meta.get("is_error")))
-                messages.append(message)
+            messages.extend(_assistant_turn(item.id, item.sent_text(), ids, calls, cache))
+        elif item.kind is ItemKind.TOOL_CALL and item.source.tool_call_id not in claimed:
+            orphans.append(item)
+    if orphans:
+        ids = tuple(item.source.tool_call_id for item in orphans)
+        messages.extend(_assistant_turn(f"bare:{orphans[0].id}", "", ids, calls, cache))
     return messages
+
+
+def _assistant_turn(key_id: str, text: str, ids: tuple, calls: dict[str | None, ContextItem],
+                    cache: dict[tuple, Message]) -> list[Message]:
+    # A call's sent arguments depend only on its item's state and pin (its arguments never
+    # change), so those stand in for them in the key.
+    forms = tuple((calls[call_id].state, calls[call_id].pinned) for call_id in ids)
+    key: tuple = ("assistant", key_id, text, ids, forms)
+    message = cache.get(key)
+    if message is None:
+        tool_calls = tuple(ToolCall(id=call_id, name=calls[call_id].meta.get("name", ""),
+                                    arguments=calls[call_id].sent_arguments())
+                           for call_id in ids)
+        message = cache[key] = _message("assistant", text, tool_calls=tool_calls)
+    out = [message]
+    for call_id in ids:
+        call = calls[call_id]
+        content = call.sent_text()
+        key = ("tool", call.id, content, call_id)
+        message = cache.get(key)
+        if message is None:
+            message = cache[key] = _message("tool", content, tool_call_id=call_id,
+                                            name=call.meta.get("name"),
+                                            is_error=bool(call.meta.get("is_error")))
+        out.append(message)
+    return out
 
 
 def process_format(state: AssemblyState) -> str:

@@ -4,7 +4,6 @@ the tokens the budget will show afterwards (so a manual compaction can be previe
 from __future__ import annotations
 
 import gc
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from swetui.engine.context import ContextEngine
-from swetui.engine.items import ContextItem, ItemKind, ItemState
+from swetui.engine.items import ContextItem, ItemState
 from swetui.engine.tokens import MESSAGE_OVERHEAD
 
 
@@ -72,20 +71,9 @@ class CompactionPlan(BaseModel):
 
 def cost_as_sent(engine: ContextEngine, item: ContextItem, *, state: ItemState,
                  stub: str | None) -> int:
-    """What the engine's budget charges for `item` in `state` with `stub` (mirrors
-    `ContextEngine._sent_cost`, so a plan's `tokens_after` is exact)."""
-    if item.pinned or state in (ItemState.INCLUDED, ItemState.STALE):
-        return item.tokens
-    if item.kind is not ItemKind.TOOL_CALL:
-        return 0
-    if state is ItemState.COMPACTED and stub:
-        text = stub
-    else:
-        text = f"[{state.value} by the user; recall id {item.id}]"
-    tokens = engine.counter.count(text) + MESSAGE_OVERHEAD
-    if item.meta.get("arguments"):
-        tokens += engine.counter.count(json.dumps(item.meta["arguments"], sort_keys=True))
-    return tokens
+    """What the engine's budget charges for `item` in `state` with `stub` (the engine's own
+    rule, so a plan's `tokens_after` is exact)."""
+    return engine.cost_if(item, state=state, stub=stub)
 
 
 def make_fold(engine: ContextEngine, item: ContextItem, stub: str | None) -> Fold:

@@ -117,8 +117,8 @@ class ContextEngine:
         """Change fields of an item (content, state, pinned, stub, meta, ...)."""
         current = self.get(item_id)
         item = current.model_copy(update=changes)
-        if "content" in changes:
-            item = self._prepare(item, force=True)
+        if "content" in changes or ("meta" in changes and item.kind is ItemKind.TOOL_CALL):
+            item = self._prepare(item, force=True)  # arguments are part of a call's cost
         elif {"state", "pinned", "stub"} & changes.keys():
             item = item.model_copy(update={"tokens": current.tokens})
         self._replace(item, reason)
@@ -214,9 +214,10 @@ class ContextEngine:
         return item.model_copy(update={"content_hash": digest, "tokens": tokens})
 
     def _cost_of(self, text: str, digest: str | None, item: ContextItem) -> int:
+        """Tokens of `text` as this item's message, plus its tool-call arguments as sent."""
         tokens = self.counter.count(text, digest) + MESSAGE_OVERHEAD
         if item.kind is ItemKind.TOOL_CALL:
-            arguments = item.meta.get("arguments")
+            arguments = item.sent_arguments()
             if arguments:
                 tokens += self.counter.count(json.dumps(arguments, sort_keys=True))
         return tokens
@@ -228,6 +229,11 @@ class ContextEngine:
         if text is item.content:
             return item.tokens
         return self._cost_of(text, None, item)
+
+    def cost_if(self, item: ContextItem, **changes: Any) -> int:
+        """What the budget would charge for `item` with `changes` (state, stub, pinned):
+        the one rule both the gauge and compaction previews use."""
+        return self._sent_cost(item.model_copy(update=changes) if changes else item)
 
     def _replace(self, item: ContextItem, reason: str) -> None:
         old = self._items.get(item.id)
@@ -253,9 +259,9 @@ class ContextEngine:
             if item.sent:
                 text = item.sent_text()
                 tokens = self.counter.count_uncached(text) + MESSAGE_OVERHEAD
-                if item.kind is ItemKind.TOOL_CALL and item.meta.get("arguments"):
+                if item.kind is ItemKind.TOOL_CALL and item.sent_arguments():
                     tokens += self.counter.count_uncached(
-                        json.dumps(item.meta["arguments"], sort_keys=True))
+                        json.dumps(item.sent_arguments(), sort_keys=True))
                 totals[item.effective_layer] += tokens
         totals[Layer.HISTORY] += self._draft_tokens
         return make_budget(totals, self.settings, measured=self._measured)

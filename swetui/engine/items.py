@@ -106,6 +106,14 @@ class ContextItem(BaseModel):
         # A tool call must keep its result paired with the assistant's call: its stub goes.
         return self.kind is ItemKind.TOOL_CALL
 
+    def sent_arguments(self) -> dict[str, Any]:
+        """A tool call's arguments as sent: in full while the item is included, with long
+        values cut once it is dropped or compacted (the archive keeps them whole)."""
+        arguments = self.meta.get("arguments") or {}
+        if self.pinned or self.state in (ItemState.INCLUDED, ItemState.STALE):
+            return arguments
+        return {key: _shorten(value, self.id) for key, value in arguments.items()}
+
     def sent_text(self) -> str:
         """The text this item contributes to the request."""
         if self.pinned or self.state in (ItemState.INCLUDED, ItemState.STALE):
@@ -115,3 +123,13 @@ class ContextItem(BaseModel):
                 return self.stub
             return f"[{self.state.value} by the user; recall id {self.id}]"
         return ""
+
+
+ARGUMENT_KEEP = 80
+"""Characters of a long argument kept when its tool call is folded."""
+
+
+def _shorten(value: Any, item_id: str) -> Any:
+    if isinstance(value, str) and len(value) > 2 * ARGUMENT_KEEP:
+        return f"{value[:ARGUMENT_KEEP]}… [{len(value):,} chars; recall {item_id}]"
+    return value

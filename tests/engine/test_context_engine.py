@@ -108,3 +108,32 @@ def test_calibration_ratio_from_measured_usage():
 def test_unknown_item_is_a_clear_error():
     with pytest.raises(UnknownItem, match="no context item 'nope'"):
         ContextEngine().drop("nope")
+
+
+def test_tool_result_whose_assistant_message_is_dropped_is_still_paired_and_counted():
+    engine = ContextEngine()
+    conversation(engine, 2)
+    engine.drop("a1")
+    result = engine.assemble()
+    messages = result.request.messages
+    bare = next(m for m in messages if m.role == "assistant" and not m.content)
+    assert [c.id for c in bare.tool_calls] == ["call1"]
+    calls = [c.id for m in messages for c in m.tool_calls]
+    assert calls == [m.tool_call_id for m in messages if m.role == "tool"]
+    assert engine.budget().total == result.total == engine.recount_all().total
+
+
+def test_folded_tool_call_sends_shortened_arguments():
+    engine = ContextEngine()
+    conversation(engine, 1)
+    long_text = "x = 1\n" * 500
+    engine.update("c1", meta={**engine.get("c1").meta,
+                              "arguments": {"path": "a.py", "content": long_text}})
+    full = engine.sent_tokens("c1")
+    engine.update("c1", state=ItemState.COMPACTED, stub="wrote a.py (500 lines)")
+    assert engine.sent_tokens("c1") < full / 10
+    call = next(c for m in engine.assemble().request.messages for c in m.tool_calls)
+    assert call.arguments["path"] == "a.py"
+    assert "3,000 chars; recall c1" in call.arguments["content"]
+    assert engine.budget().total == engine.assemble().total == engine.recount_all().total
+    assert engine.cost_if(engine.get("c1"), state=ItemState.INCLUDED) == full
