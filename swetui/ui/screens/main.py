@@ -37,6 +37,9 @@ from swetui.ui.widgets.transcript_entries import TOOL_VERBS
 
 MIN_WIDTH, MIN_HEIGHT = 60, 16
 _AT_PATH = re.compile(r"(?:^|(?<=\s))@(\S+)")
+WELCOME = Text.assemble(("swetui", "bold"), " · type a request below and press enter · ",
+                        ("/", "bold"), " commands · ", ("@", "bold"), " add a file · ",
+                        ("F1", "bold"), " help · ", ("ctrl+p", "bold"), " every action")
 PANES = ("transcript", "gauge", "inspector", "approvals", "prompt-input")
 
 
@@ -101,6 +104,7 @@ class WorkspaceScreen(Screen[None]):
         header.model = self.session.model
         header.mode = self.session.mode
         self.bridge.attach(self.session.bus)
+        self.transcript.notice(WELCOME, "welcome")
         self.transcript.replay(self.session.transcript())
         for notice in getattr(self.session, "notices", ()):
             self.transcript.notice(f"! {notice}", "warning")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import OptionList, Static, TextArea
@@ -81,7 +81,12 @@ class PromptInput(TextArea):
         Binding("tab", "complete", "Complete", show=False),
     ]
 
+    BLINK = True
+    """Tests switch the cursor blink off so snapshots are stable."""
+
     class Submitted(Message):
+        """The user sent the prompt."""
+
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
@@ -93,6 +98,9 @@ class PromptInput(TextArea):
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
         self._stash = ""
+
+    def on_mount(self) -> None:
+        self.cursor_blink = self.BLINK
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
@@ -207,7 +215,9 @@ class PromptBar(Vertical):
 
     def compose(self) -> ComposeResult:
         yield self.menu
-        yield self.input
+        with Horizontal(id="prompt-row"):
+            yield Static("›", id="prompt-marker")
+            yield self.input
         yield Static("enter send · ctrl+j newline · / commands · @ files · ↑ history",
                      id="prompt-hint")
 

@@ -56,14 +56,19 @@ class Transcript(VerticalScroll):
         self._actions: dict[str, ActionEntry] = {}
         self.turn: int | None = None
 
-    def on_mount(self) -> None:
-        self.anchor()
-
     # -- writing -------------------------------------------------------------------------
 
     def _add(self, widget: Widget) -> Widget:
         self.mount(widget)
+        if not self.is_anchored:
+            self.call_after_refresh(self._anchor_when_full)
         return widget
+
+    def _anchor_when_full(self) -> None:
+        """Entries start at the top; once they overflow, follow the end (until the user
+        scrolls away, and again when they come back to the end)."""
+        if not self.is_anchored and self.max_scroll_y > 0:
+            self.anchor()
 
     def add_user(self, text: str) -> None:
         self._close_blocks()
@@ -101,6 +106,8 @@ class Transcript(VerticalScroll):
             self._answer = AnswerBlock()
             self._add(self._answer)
         self._answer.feed(text)
+        if not self.is_anchored:
+            self.call_after_refresh(self._anchor_when_full)
 
     async def settle(self) -> None:
         """Wait until streamed text is on screen (tests and benchmarks)."""
