@@ -63,6 +63,7 @@ class AgentSession:
         self._background: set[asyncio.Task[Any]] = set()
         self._compactions: list[str] = []
         self._deferred: list[Any] = []
+        self._watcher: Any = None
         logs = workspace.paths.logs / f"{workspace.session_id}.log" \
             if workspace.store.persistent else None
         self.event_log = EventLog(logs)
@@ -310,6 +311,25 @@ class AgentSession:
         from swetui.engine.store import list_sessions
 
         return list_sessions(self.workspace.paths.sessions)
+
+    # -- the workspace on disk --------------------------------------------------------------
+
+    async def watch(self) -> None:
+        """Follow file changes until cancelled: items of changed files update at once
+        (tool results that showed them turn stale). Run it in a background worker."""
+        from swetui.engine.watcher import WorkspaceWatcher
+
+        self._watcher = WorkspaceWatcher(self.root, self.engine)
+        try:
+            await self._watcher.run()
+        finally:
+            self._watcher.stop()
+
+    def refresh_item(self, item_id: str) -> ContextItem:
+        """Re-read a stale item's file on the user's request."""
+        from swetui.engine.watcher import refresh
+
+        return refresh(self.engine, self.root, item_id)
 
     # -- approvals across restarts ---------------------------------------------------------
 

@@ -155,3 +155,19 @@ async def test_calibration_ratio_is_kept_across_resume(workspace):
                          model="offline")
     assert again.engine.calibration() == ratio
     assert again.engine.budget().measured == 1000
+
+
+async def test_watch_updates_an_added_file_when_it_changes_on_disk(workspace):
+    session = open_session(workspace, ScriptedProvider())
+    item = session.add_path("src/app.py")
+    before = session.engine.budget().total
+    watcher = asyncio.create_task(session.watch())
+    await asyncio.sleep(0.3)  # let the watcher start
+    (workspace / "src" / "app.py").write_text("def greet(name):\n    return name * 100\n" * 50)
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        if "name * 100" in session.engine.get(item.id).content:
+            break
+    watcher.cancel()
+    assert "name * 100" in session.engine.get(item.id).content
+    assert session.engine.budget().total > before
