@@ -51,6 +51,7 @@ or set `SWETUI_MODEL=provider:model` in the environment, or `model = "provider:m
 """
 
 _EXCERPT_LINES = 40
+_NUMBERED = re.compile(r"^ *\d+\t")
 _GREP_HIT = re.compile(r"^[^\s\[][^:]*:\d+: ")
 _HITS_SHOWN = 20
 _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".tsx": "tsx",
@@ -186,7 +187,10 @@ def _section(result: Message, call: ToolCall | None) -> str:
         return f"**{tool}** {subject}did not go through: {_first_lines(reason, 3)}"
     if tool == "read_file":
         path = str(args.get("path", ""))
-        return f"Here is `{path}`:\n\n{_fence(content, _language(path), _EXCERPT_LINES)}"
+        code, notes = _split_numbered(content)
+        shown = _fence(code, _language(path), _EXCERPT_LINES)
+        extra = "".join(f"\n\n*{note.strip('[]')}*" for note in notes)
+        return f"Here is `{path}`:\n\n{shown}{extra}"
     if tool == "grep":
         # Hits are `path:line: text`; bracketed lines are the tool's notes, not hits.
         hits = [line for line in content.splitlines() if _GREP_HIT.match(line)]
@@ -215,6 +219,17 @@ def _subject(tool: str, args: dict) -> str:
         if args.get(key):
             return f"`{args[key]}` "
     return ""
+
+
+def _split_numbered(content: str) -> tuple[str, list[str]]:
+    """File text without the read tool's `   12\\t` line numbers, and its `[...]` notes."""
+    lines = content.splitlines()
+    numbered = [line for line in lines if _NUMBERED.match(line)]
+    if not numbered:
+        return content, []
+    code = "\n".join(_NUMBERED.sub("", line) for line in numbered)
+    notes = [line for line in lines if not _NUMBERED.match(line) and line.startswith("[")]
+    return code, notes
 
 
 def _first_lines(text: str, count: int) -> str:

@@ -111,7 +111,9 @@ async def test_answers_from_tool_results_in_markdown():
              ToolCall(id="c5", name="bash", arguments={"command": "pytest -q"})]
     results = [
         Message(role="tool", tool_call_id="c1", name="read_file",
-                content="def greet(name):\n    return f'hello {name}'\n"),
+                content="     1\tdef greet(name):\n     2\t    return f'hello {name}'\n"
+                        "[cut at 2 lines: showed lines 1-2 of 9. Read on with "
+                        "read_file(path='src/app.py', offset=3)]"),
         Message(role="tool", tool_call_id="c2", name="grep",
                 content="src/app.py:1: def greet(name):\ntests/t.py:3: greet('x')\n"
                         "[skipped 1 files: binary]"),
@@ -125,6 +127,7 @@ async def test_answers_from_tool_results_in_markdown():
     assert len([e for e in events if e.kind == "text"]) > 5  # streamed in small pieces
     answer = text_of(events)
     assert "```python\ndef greet(name):\n    return f'hello {name}'\n```" in answer
+    assert "*cut at 2 lines: showed lines 1-2 of 9." in answer
     assert "Found 2 matches for `greet`" in answer and "tests/t.py:3: greet('x')" in answer
     assert "README.md\nsrc/" in answer
     assert "Applied the edit to `src/app.py`" in answer
