@@ -51,14 +51,14 @@ class WorkspaceScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", priority=True, show=False),
-        Binding("f1", "help", "Help", show=False),
-        Binding("f2,alt+1", "focus_pane('transcript')", "Transcript", show=False),
-        Binding("f3,alt+2", "focus_pane('gauge')", "Gauge", show=False),
-        Binding("f4,alt+3", "focus_pane('inspector')", "Context", show=False),
-        Binding("f5,alt+4", "focus_pane('approvals')", "Approvals", show=False),
-        Binding("f6,alt+5", "focus_pane('prompt-input')", "Prompt", show=False),
-        Binding("f7", "toggle_sidebar", "Side panes", show=False),
-        Binding("f8", "toggle_maximize", "Maximize", show=False),
+        Binding("f1", "help", "Help", show=False, priority=True),
+        Binding("f2,alt+1", "focus_pane('transcript')", "Transcript", show=False, priority=True),
+        Binding("f3,alt+2", "focus_pane('gauge')", "Gauge", show=False, priority=True),
+        Binding("f4,alt+3", "focus_pane('inspector')", "Context", show=False, priority=True),
+        Binding("f5,alt+4", "focus_pane('approvals')", "Approvals", show=False, priority=True),
+        Binding("f6,alt+5", "focus_pane('prompt-input')", "Prompt", show=False, priority=True),
+        Binding("f7", "toggle_sidebar", "Side panes", show=False, priority=True),
+        Binding("f8", "toggle_maximize", "Maximize", show=False, priority=True),
     ]
 
     def __init__(self, session: Session) -> None:
@@ -77,6 +77,7 @@ class WorkspaceScreen(Screen[None]):
         })
         self.prompt = PromptBar(self.completer, id="prompt")
         self.gauge = BudgetGauge(session.engine, id="gauge")
+        self.gauge.can_focus = True  # every pane is reachable by keyboard (and F8 maximises)
         self.inspector = ContextInspector(session.engine, id="inspector", root=root)
         self.approvals = ApprovalQueuePane(session.queue, id="approvals", root=root)
 

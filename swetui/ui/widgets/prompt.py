@@ -104,6 +104,8 @@ class PromptInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
+        if event.is_printable:
+            self._history_index = None
         if key == "enter":
             event.stop()
             event.prevent_default()
@@ -122,6 +124,7 @@ class PromptInput(TextArea):
             self.menu.hide()
 
     async def _on_paste(self, event: events.Paste) -> None:
+        event.stop()
         total = len(self.text) + len(event.text)
         if total > MAX_PROMPT_CHARS:
             event.prevent_default()
@@ -132,7 +135,7 @@ class PromptInput(TextArea):
 
     def action_submit(self) -> None:
         chosen = self.menu.chosen()
-        if chosen is not None:
+        if chosen is not None and not self._completes_to_itself(chosen):
             self.accept(chosen)
             return
         text = self.text.strip()
@@ -144,6 +147,12 @@ class PromptInput(TextArea):
         self.clear()
         self.menu.hide()
         self.post_message(self.Submitted(text))
+
+    def _completes_to_itself(self, completion: Completion) -> bool:
+        """Enter on a fully typed `/stats` sends it rather than completing it again."""
+        row, column = self.cursor_location
+        typed = self.document.get_line(row)[completion.start:column]
+        return typed == completion.value.rstrip()
 
     def action_newline(self) -> None:
         self.insert("\n")
@@ -175,6 +184,11 @@ class PromptInput(TextArea):
             self._walk_history(1)
         else:
             super().action_cursor_down(select)
+
+    @property
+    def browsing_history(self) -> bool:
+        """True while the text is an entry recalled with up/down."""
+        return self._history_index is not None
 
     def _walk_history(self, step: int) -> None:
         if self._history_index is None:
@@ -223,7 +237,10 @@ class PromptBar(Vertical):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()
-        self._update_completions()
+        if self.input.browsing_history:
+            self.menu.hide()
+        else:
+            self._update_completions()
         if self._draft_timer is not None:
             self._draft_timer.stop()
         self._draft_timer = self.set_timer(DRAFT_DEBOUNCE, self._post_draft)
