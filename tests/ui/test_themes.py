@@ -1,0 +1,77 @@
+"""Themes are data: bundled files load, user files are added, a broken one is reported once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from swetui.paths import user_themes_dir
+from swetui.ui.themes import (
+    DEFAULT_THEME,
+    ThemeError,
+    bundled_themes_dirs,
+    load_theme_file,
+    load_themes,
+)
+
+REPO_THEMES = Path(__file__).resolve().parents[2] / "themes"
+
+
+def test_bundled_themes_load_and_one_is_light() -> None:
+    catalog = load_themes([REPO_THEMES])
+    assert catalog.errors == []
+    assert len(catalog.themes) >= 3
+    assert DEFAULT_THEME in catalog.themes
+    assert any(not theme.dark for theme in catalog.themes.values())
+    assert REPO_THEMES in bundled_themes_dirs()
+
+
+def test_broken_theme_names_file_and_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\nprimary = "not-a-colour"\n')
+    with pytest.raises(ThemeError, match=r"bad\.toml: primary: .*not a colour"):
+        load_theme_file(bad)
+    unknown = tmp_path / "odd.toml"
+    unknown.write_text('primary = "#112233"\nsparkle = true\n')
+    with pytest.raises(ThemeError, match="sparkle: unknown setting"):
+        load_theme_file(unknown)
+    broken = tmp_path / "broken.toml"
+    broken.write_text("primary = \n")
+    with pytest.raises(ThemeError, match="not valid TOML"):
+        load_theme_file(broken)
+
+
+def test_unknown_theme_falls_back_with_a_message() -> None:
+    catalog = load_themes([REPO_THEMES])
+    name, problem = catalog.pick("no-such-theme")
+    assert name == DEFAULT_THEME
+    assert problem is not None and "no-such-theme" in problem
+
+
+async def test_user_theme_registered_and_broken_one_reported_once(make_app) -> None:
+    themes = user_themes_dir()
+    themes.mkdir(parents=True)
+    (themes / "mine.toml").write_text('name = "mine"\ndark = false\nprimary = "#AA3377"\n')
+    (themes / "broken.toml").write_text('name = "broken"\nprimary = 12\n')
+    app = make_app(theme="broken")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert "mine" in app.available_themes
+        assert app.theme == DEFAULT_THEME
+        messages = [note.message for note in app._notifications]
+        assert sum("broken.toml" in message for message in messages) == 1
+        assert any("unknown theme 'broken'" in message for message in messages)
+
+
+async def test_theme_flag_and_palette_switch(make_app) -> None:
+    app = make_app(theme="swetui-dusk")
+    async with app.run_test(size=(120, 30)) as pilot:
+        assert app.theme == "swetui-dusk"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Theme: swetui-light")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.theme == "swetui-light"
