@@ -23,7 +23,7 @@ EXIT_OPEN_FAILED = 2
 class SweTuiApp(App[int]):
     """A workspace session on one screen."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "swetui"
     COMMANDS = App.COMMANDS | set(PROVIDERS)
     COMMAND_PALETTE_BINDING = "ctrl+p"

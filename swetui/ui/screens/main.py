@@ -4,6 +4,7 @@ queue on the right, a header and a footer with the keys of the focused pane."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -46,7 +47,7 @@ PANES = ("transcript", "gauge", "inspector", "approvals", "prompt-input")
 class WorkspaceScreen(Screen[None]):
     """The one screen of a workspace session."""
 
-    CSS_PATH = "main.tcss"
+    CSS_PATH = Path(__file__).with_name("main.tcss")
     AUTO_FOCUS = "#prompt-input"
 
     BINDINGS = [
