@@ -64,8 +64,8 @@ class TurnStatus(Static):
         self.activity = activity
         self.add_class("-active")
         if self.TICKING and self._timer is None:
-            self._timer = self.set_interval(1.0, self._refresh_line)
-        self._refresh_line()
+            self._timer = self.set_interval(1.0, self.tick)
+        self.tick()
 
     def stop(self) -> None:
         self._started = None
@@ -78,9 +78,10 @@ class TurnStatus(Static):
         return 0.0 if self._started is None else max(0.0, self.clock() - self._started)
 
     def watch_activity(self) -> None:
-        self._refresh_line()
+        self.tick()
 
-    def _refresh_line(self) -> None:
+    def tick(self) -> None:
+        """Redraw the line with the elapsed seconds (the timer calls this every second)."""
         if self._started is None:
             return
         line = Text()
