@@ -102,9 +102,6 @@ class ApprovalQueue:
             raise UnknownActionError(action_id)
         return entry[0]
 
-    def __len__(self) -> int:
-        return len(self.pending())
-
     def __contains__(self, action_id: object) -> bool:
         return isinstance(action_id, str) and any(a.id == action_id for a in self.pending())
 

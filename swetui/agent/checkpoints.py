@@ -47,14 +47,10 @@ class Checkpoints:
     """The stack of checkpoints of one workspace, newest last."""
 
     def __init__(self, root: Path, *, persist: bool = True) -> None:
-        paths = WorkspacePaths(root)
-        self.dir: Path | None = paths.checkpoints if persist and paths.writable() else None
+        self._paths = WorkspacePaths(root)
+        # Created on the first checkpoint, so opening a workspace leaves no trace in it.
+        self.dir: Path | None = self._paths.checkpoints if persist else None
         self._memory: list[Checkpoint] = []
-        if self.dir is not None:
-            try:
-                paths.ensure(self.dir)
-            except OSError:
-                self.dir = None
 
     @property
     def persistent(self) -> bool:
@@ -72,6 +68,7 @@ class Checkpoints:
         )
         if self.dir is not None:
             try:
+                self._paths.ensure(self.dir)
                 atomic_write(self.dir / f"{checkpoint.id}.json",
                              checkpoint.model_dump_json().encode("utf-8"))
                 return checkpoint
@@ -84,7 +81,7 @@ class Checkpoints:
     def list(self) -> list[Checkpoint]:
         """Every checkpoint, oldest first."""
         found = list(self._memory)
-        if self.dir is not None:
+        if self.dir is not None and self.dir.is_dir():
             for file in sorted(self.dir.glob("*.json")):
                 try:
                     found.append(Checkpoint.model_validate(json.loads(file.read_bytes())))

@@ -12,7 +12,9 @@ import os
 import re
 import shutil
 import signal
+import tempfile
 import time
+from typing import BinaryIO
 
 from swetui.agent.tools.base import ToolResult
 
@@ -61,77 +63,52 @@ async def _terminate(process: asyncio.subprocess.Process) -> None:
         await asyncio.wait_for(process.wait(), KILL_GRACE)
 
 
-class _Output:
-    """Keeps the first and the last bytes of a stream, counting what was dropped."""
-
-    def __init__(self, cap: int) -> None:
-        self.head_cap, self.tail_cap = cap * 2 // 3, cap - cap * 2 // 3
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.head_cap - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            del self.tail[:-self.tail_cap]
-
-    def text(self) -> tuple[str, int]:
-        dropped = self.total - len(self.head) - len(self.tail)
-        head = self.head.decode("utf-8", "replace")
-        if not self.tail:
-            return ANSI.sub("", head), 0
-        tail = self.tail.decode("utf-8", "replace")
-        middle = f"\n[… {dropped:,} bytes of output cut …]\n" if dropped else ""
-        return ANSI.sub("", head + middle + tail), dropped
+def _read_capped(handle: BinaryIO, cap: int) -> tuple[str, int, int]:
+    """(text, bytes dropped, total bytes) keeping the first two thirds and the last third of
+    the cap: the start says what ran, the end usually says how it ended."""
+    handle.seek(0, os.SEEK_END)
+    total = handle.tell()
+    handle.seek(0)
+    if total <= cap:
+        return handle.read().decode("utf-8", "replace"), 0, total
+    head_cap = cap * 2 // 3
+    head = handle.read(head_cap)
+    handle.seek(total - (cap - head_cap))
+    tail = handle.read()
+    dropped = total - len(head) - len(tail)
+    text = (head.decode("utf-8", "replace") + f"\n[… {dropped:,} bytes of output cut …]\n"
+            + tail.decode("utf-8", "replace"))
+    return text, dropped, total
 
 
 async def run_command(command: str, cwd: str, timeout: float,
                       output_cap: int = OUTPUT_CAP) -> ToolResult:
     """Run `command` with `/bin/sh -c` semantics (bash when present) and report."""
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
-        shell_path(), "-c", command, cwd=cwd, env=scrubbed_environment(),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-    )
-    output = _Output(output_cap)
-
-    async def pump() -> None:
-        assert process.stdout is not None
-        while chunk := await process.stdout.read(65536):
-            output.add(chunk)
-
-    reader = asyncio.create_task(pump())
-    timed_out = False
-    try:
+    # Output goes to a temp file, not a pipe: a background child that keeps the pipe open
+    # would otherwise hold the tool until it exits.
+    with tempfile.TemporaryFile() as sink:
+        process = await asyncio.create_subprocess_exec(
+            shell_path(), "-c", command, cwd=cwd, env=scrubbed_environment(),
+            stdin=asyncio.subprocess.DEVNULL, stdout=sink, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        timed_out = False
         try:
             await asyncio.wait_for(process.wait(), timeout)
         except TimeoutError:
             timed_out = True
             await _terminate(process)
-        try:
-            # A background child may hold the pipe open after the shell exits.
-            await asyncio.wait_for(asyncio.shield(reader), 1.0)
-        except TimeoutError:
-            await _terminate(process)
-            reader.cancel()
-    except asyncio.CancelledError:
-        await asyncio.shield(_terminate(process))
-        reader.cancel()
-        raise
-    with contextlib.suppress(asyncio.CancelledError):
-        await reader
+        except asyncio.CancelledError:
+            await asyncio.shield(_terminate(process))
+            raise
+        text, dropped, total = _read_capped(sink, output_cap)
+    text = ANSI.sub("", text)
     elapsed = time.monotonic() - started
-    text, dropped = output.text()
     code = process.returncode
     notes = []
     if dropped:
-        notes.append(f"[output cut: {output.total:,} bytes in all; the middle "
+        notes.append(f"[output cut: {total:,} bytes in all; the middle "
                      f"{dropped:,} bytes are not shown]")
     if timed_out:
         notes.append(f"[timed out after {timeout:g} s: the command and its children were "
@@ -146,4 +123,4 @@ async def run_command(command: str, cwd: str, timeout: float,
     return ToolResult(content=f"$ {command}\n{body}\n" + "\n".join(notes),
                       is_error=timed_out or code != 0, summary=summary,
                       data={"exit_code": code, "timed_out": timed_out,
-                            "duration": round(elapsed, 3), "output_bytes": output.total})
+                            "duration": round(elapsed, 3), "output_bytes": total})
