@@ -7,6 +7,7 @@ resolves actions with `approve`/`deny`. Every change is published on the event b
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Iterable
 
 from swetui.agent.events import (
@@ -61,7 +62,7 @@ class ApprovalQueue:
     def _add(self, action: PendingAction) -> asyncio.Future[Decision]:
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         self._entries[action.id] = (action, future)
-        future.add_done_callback(lambda done, action_id=action.id: self._on_done(action_id, done))
+        future.add_done_callback(functools.partial(self._on_done, action.id))
         self.bus.publish(ApprovalRequested(action=action))
         return future
 

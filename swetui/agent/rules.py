@@ -7,6 +7,7 @@ Matching: a command rule is a prefix on word boundaries ("git status" matches
 
 from __future__ import annotations
 
+import builtins
 import os
 import shlex
 import tomllib
@@ -135,7 +136,7 @@ class SessionRules:
         self._save(rules)
         return removed
 
-    def _save(self, rules: list[ApprovalRule]) -> None:
+    def _save(self, rules: builtins.list[ApprovalRule]) -> None:
         self._rules = rules
 
 
@@ -176,7 +177,7 @@ class WorkspaceRules(SessionRules):
             self._seen = seen
         return list(self._rules)
 
-    def _save(self, rules: list[ApprovalRule]) -> None:
+    def _save(self, rules: builtins.list[ApprovalRule]) -> None:
         data = self._load()  # raises rather than overwrite a file we could not parse
         if rules:
             data["approval_rules"] = [rule.model_dump() for rule in rules]

@@ -34,6 +34,10 @@ from swetui.agent.tools import files, readers
 from swetui.agent.tools.base import (
     BashArgs,
     EditFileArgs,
+    GlobArgs,
+    GrepArgs,
+    ListDirArgs,
+    ReadFileArgs,
     RecallArgs,
     ToolError,
     ToolResult,
@@ -51,7 +55,6 @@ from swetui.messages import ToolCall, ToolSchema
 log = logging.getLogger(__name__)
 
 RecallFn = Callable[[str, str], "str | None | Awaitable[str | None]"]
-READ_ONLY = frozenset({"read_file", "list_dir", "glob", "grep"})
 
 
 class Toolbox:
@@ -144,13 +147,13 @@ class Toolbox:
     async def _dispatch(self, call: ToolCall) -> ToolResult:
         args = parse_arguments(getattr(call, "name", ""), getattr(call, "arguments", None))
         ws, settings = self.workspace, self.settings
-        if call.name == "read_file":
+        if isinstance(args, ReadFileArgs):
             return await asyncio.to_thread(readers.read_file, ws, self.ledger, settings, args)
-        if call.name == "list_dir":
+        if isinstance(args, ListDirArgs):
             return await asyncio.to_thread(readers.list_dir, ws, args)
-        if call.name == "glob":
+        if isinstance(args, GlobArgs):
             return await asyncio.to_thread(readers.glob, ws, args)
-        if call.name == "grep":
+        if isinstance(args, GrepArgs):
             return await asyncio.to_thread(readers.grep, ws, settings, args)
         if isinstance(args, RecallArgs):
             return await self._recall_exchange(args)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from swetui.agent.checkpoints import Checkpoints
 from swetui.agent.diffs import compute_hunks, diff_stats, unified_diff
-from swetui.agent.events import PendingAction
+from swetui.agent.events import ActionKind, PendingAction
 from swetui.agent.tools.base import EditFileArgs, ToolError, WriteFileArgs
 from swetui.agent.tools.sensitive import escape_glob, protected_path_reason
 from swetui.agent.tools.workspace import (
@@ -53,7 +53,7 @@ def _lenient(data: bytes, rel: str) -> TextFile:
         return TextFile(text=data.decode("utf-8", "replace"), newline="\n", bom=False)
 
 
-def _action(call: ToolCall, kind: str, ws: Workspace, rel: str, old: str | None,
+def _action(call: ToolCall, kind: ActionKind, ws: Workspace, rel: str, old: str | None,
             new: str) -> PendingAction:
     hunks = compute_hunks(old or "", new)
     added, removed = diff_stats(hunks)
