@@ -46,8 +46,8 @@ class Probe(SweTuiApp):
         print(time.time() - start)
         self.exit()
 
-options = LaunchOptions(path=Path(sys.argv[1]), model="offline", watch=False)
-Probe(AgentSession.open(options, env={}), options=options, watch=False).run(
+options = LaunchOptions(path=Path(sys.argv[1]), model="offline")
+Probe(AgentSession.open(options, env={}), options=options, watch=True).run(
     headless=True, size=(160, 48))
 """
 

@@ -77,6 +77,8 @@ class SweTuiApp(App[int]):
         old, self.session, self.options = self.session, session, options
         await self.switch_screen(WorkspaceScreen(session))
         await _close(old)
+        if self.watch_files:
+            self._watch_workspace()
 
     async def action_quit(self) -> None:
         await _close(self.session)

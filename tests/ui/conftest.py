@@ -136,6 +136,15 @@ def submit_pending(app: SweTuiApp, root: Path) -> asyncio.Future:
     return app.session.queue.submit(pending_edit(root))
 
 
+async def submit(pilot, text: str) -> None:
+    """Put `text` in the prompt and press enter (typing it key by key costs ~60 ms a key)."""
+    prompt = pilot.app.screen.prompt.input
+    prompt.load_text(text)
+    prompt.move_cursor(prompt.document.end)
+    await pilot.pause()
+    await pilot.press("enter")
+
+
 async def wait_idle(app: SweTuiApp, pilot, seconds: float = 10.0) -> None:
     """Wait until the session's turn is over and the screen settled."""
     loop = asyncio.get_running_loop()

@@ -17,7 +17,7 @@ from swetui.ui.widgets.transcript_entries import (
     NoticeLine,
     UserMessage,
 )
-from tests.ui.conftest import publish_mid_stream, wait_idle
+from tests.ui.conftest import publish_mid_stream, submit, wait_idle
 
 
 def _texts(screen: WorkspaceScreen, kind: type) -> list[str]:
@@ -27,7 +27,7 @@ def _texts(screen: WorkspaceScreen, kind: type) -> list[str]:
 async def test_prompt_reaches_session_and_answer_renders(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press(*"read README.md", "enter")
+        await submit(pilot, "read README.md")
         await wait_idle(app, pilot)
         screen = app.screen
         assert _texts(screen, UserMessage) == ["read README.md"]
@@ -58,7 +58,7 @@ async def test_action_line_expands_to_full_output(make_app) -> None:
 async def test_approve_edit_with_keys_changes_the_file(make_app, demo: Path) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press(*'replace "hello" with "world" in a.txt', "enter")
+        await submit(pilot, 'replace "hello" with "world" in a.txt')
         for _ in range(100):
             await pilot.pause(0.02)
             if app.session.queue.pending():
@@ -76,7 +76,7 @@ async def test_approve_edit_with_keys_changes_the_file(make_app, demo: Path) -> 
 async def test_esc_interrupts_the_turn(make_app, demo: Path) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press(*'replace "hello" with "world" in a.txt', "enter")
+        await submit(pilot, 'replace "hello" with "world" in a.txt')
         for _ in range(100):
             await pilot.pause(0.02)
             if app.session.queue.pending():
@@ -94,22 +94,22 @@ async def test_esc_interrupts_the_turn(make_app, demo: Path) -> None:
 async def test_slash_commands_answer_in_place(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press(*"/mode auto-edit", "enter")
+        await submit(pilot, "/mode auto-edit")
         await pilot.pause(0.1)
         assert app.session.mode == "auto-edit"
         assert app.screen.header.mode == "auto-edit"
-        await pilot.press(*"/frobnicate", "enter")
+        await submit(pilot, "/frobnicate")
         await pilot.pause(0.1)
         errors = _texts(app.screen, ErrorLine)
         assert any("Unknown command /frobnicate" in error for error in errors)
-        await pilot.press(*"/mode sideways", "enter")
+        await submit(pilot, "/mode sideways")
         await pilot.pause(0.1)
         assert any("unknown mode" in error for error in _texts(app.screen, ErrorLine))
         for command in ("/help", "/context", "/stats", "/notes", "/undo"):
-            await pilot.press(*command, "enter")
+            await submit(pilot, command)
             await pilot.pause(0.1)
         assert len(_texts(app.screen, ErrorLine)) == 2
-        await pilot.press(*"/clear", "enter")
+        await submit(pilot, "/clear")
         await pilot.pause(0.1)
         assert not list(app.screen.transcript.query(ErrorLine)), _texts(app.screen, ErrorLine)
 
@@ -139,7 +139,7 @@ async def test_at_path_adds_files_and_refuses_bad_ones(make_app, demo: Path,
         await pilot.pause()
         assert app.session.engine.by_source("src/app.py")
         assert not app.session.busy  # only a path: nothing sent to the model
-        await pilot.press(*"@logo.png @../../outside.txt @missing.txt", "enter")
+        await submit(pilot, "@logo.png @../../outside.txt @missing.txt")
         await pilot.pause()
         errors = " ".join(_texts(app.screen, ErrorLine))
         assert "binary" in errors
@@ -153,7 +153,7 @@ async def test_history_walks_with_up_and_down(make_app) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         prompt = app.screen.prompt.input
         for command in ("/mode ask", "/stats"):
-            await pilot.press(*command, "enter")
+            await submit(pilot, command)
             await pilot.pause(0.05)
         await pilot.press(*"draft")
         await pilot.press("up")
@@ -175,7 +175,7 @@ async def test_draft_counts_in_the_gauge(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         before = app.session.engine.budget().total
-        await pilot.press(*"please look at the whole module and explain it")
+        await pilot.press(*"explain")
         await pilot.pause(0.3)
         assert app.session.engine.budget().total > before
 

@@ -11,7 +11,7 @@ from swetui.options import LaunchOptions
 from swetui.ui.app import run_workspace
 from swetui.ui.palette import ApprovalCommands, ContextCommands, WorkspaceCommands
 from swetui.ui.widgets.transcript_entries import ActionEntry, UserMessage
-from tests.ui.conftest import wait_idle
+from tests.ui.conftest import submit, wait_idle
 
 
 async def _palette(pilot, text: str) -> None:
@@ -26,7 +26,7 @@ async def _palette(pilot, text: str) -> None:
 async def test_palette_switches_mode(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        await _palette(pilot, "Mode: auto-edit")
+        await _palette(pilot, "auto-edit")
         assert app.session.mode == "auto-edit"
         assert app.screen.header.mode == "auto-edit"
 
@@ -52,16 +52,16 @@ async def test_palette_drops_an_item_in_the_inspector(make_app) -> None:
         await pilot.press("f4")
         await pilot.press("down")
         assert ItemState.DROPPED not in {item.state for item in app.session.engine}
-        await _palette(pilot, "Context: Drop")
+        await _palette(pilot, "Drop/r")
         assert ItemState.DROPPED in {item.state for item in app.session.engine}
 
 
 async def test_continue_reopens_transcript_and_pending_approval(make_app, demo: Path) -> None:
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.press(*"read README.md", "enter")
+        await submit(pilot, "read README.md")
         await wait_idle(app, pilot)
-        await pilot.press(*'replace "hello" with "world" in a.txt', "enter")
+        await submit(pilot, 'replace "hello" with "world" in a.txt')
         for _ in range(100):
             await pilot.pause(0.02)
             if app.session.queue.pending():

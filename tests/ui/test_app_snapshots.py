@@ -8,6 +8,7 @@ from tests.ui.conftest import (
     publish_finished,
     publish_mid_stream,
     stable_header,
+    submit,
     submit_pending,
 )
 
@@ -61,7 +62,7 @@ def test_gauge_over_threshold(snap_compare, make_app, demo: Path) -> None:
 
     async def before(pilot) -> None:
         stable_header(pilot.app)
-        await pilot.press(*"@NOTES.md", "enter")
+        await submit(pilot, "@NOTES.md")
         await _settle(pilot)
 
     assert snap_compare(make_app(context_limit=20_000), terminal_size=(140, 40),

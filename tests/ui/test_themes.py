@@ -70,7 +70,7 @@ async def test_theme_flag_and_palette_switch(make_app) -> None:
         assert app.theme == "swetui-dusk"
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await pilot.press(*"Theme: swetui-light")
+        await pilot.press(*"swetui-lig")
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()
