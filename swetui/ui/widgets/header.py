@@ -57,7 +57,7 @@ class WorkspaceHeader(Widget):
         if self.pending and self.show_badge:
             noun = "approval" if self.pending == 1 else "approvals"
             badge = f" ⚑ {self.pending} {noun} pending (F5) "
-            padding = max(2, self.size.width - line.cell_len - len(badge) - 2)
+            padding = max(2, self.content_size.width - line.cell_len - len(badge))
             line.append(" " * padding)
             line.append(badge, style="bold reverse")
         return line

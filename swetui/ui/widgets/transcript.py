@@ -172,7 +172,7 @@ class Transcript(VerticalScroll):
             self.error(event.error)
         line = Text()
         if event.interrupted:
-            line.append("⏹ Interrupted", style="bold")
+            line.append("■ Interrupted", style="bold")
             kind = "interrupted"
         elif event.error:
             line.append("✗ Failed", style="bold")
