@@ -7,6 +7,8 @@ import logging
 import os
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from swetui.agent.turn_events import ToolCallFinished, TurnFinished
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
@@ -28,7 +30,9 @@ class SessionNotes:
         self.issues: list[str] = []
         engine.bus.subscribe(self._on_tool, ToolCallFinished)
 
-    def _on_tool(self, event: ToolCallFinished) -> None:  # type: ignore[override]
+    def _on_tool(self, event: BaseModel) -> None:
+        if not isinstance(event, ToolCallFinished):
+            return
         if event.name in WRITING_TOOLS and not event.is_error and event.path:
             if event.path in self.modified:
                 self.modified.remove(event.path)

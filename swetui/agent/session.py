@@ -9,7 +9,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, get_args
 
 from pydantic import BaseModel
 
@@ -21,6 +21,7 @@ from swetui.agent.transcript import rebuild_transcript
 from swetui.agent.turn import TurnLoop
 from swetui.agent.turn_events import CompactionNotice, TurnFinished
 from swetui.commands.context import settings_for
+from swetui.config import Mode
 from swetui.engine.bus import EventBus
 from swetui.engine.events import EngineNotice
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
@@ -41,7 +42,7 @@ class SessionBusy(RuntimeError):
 class AgentSession:
     """Everything one open workspace session needs, wired together."""
 
-    def __init__(self, workspace: Workspace, provider: Any, model: str, *, mode: str,
+    def __init__(self, workspace: Workspace, provider: Any, model: str, *, mode: Mode,
                  env: Mapping[str, str]) -> None:
         from swetui.agent.approvals import ApprovalQueue
         from swetui.agent.events import ApprovalDecided, ApprovalRequested
@@ -263,9 +264,9 @@ class AgentSession:
         return self.engine.add(item, reason=f"you added {relative}")
 
     def set_mode(self, mode: str) -> None:
-        if mode not in ("ask", "auto-edit", "auto"):
+        if mode not in get_args(Mode):
             raise ValueError(f"unknown mode {mode!r}: use ask, auto-edit or auto")
-        self.toolbox.mode = mode
+        self.toolbox.mode = cast(Mode, mode)
         self.record("mode", {"mode": mode})
 
     def set_model(self, spec: str) -> None:

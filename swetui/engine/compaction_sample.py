@@ -8,6 +8,7 @@ names vary, some reads repeat the same output, and some files are retrieved into
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
@@ -58,7 +59,7 @@ class SessionMaker:
         self.contents: dict[str, str] = {}
         self._calls = 0
 
-    def _item(self, kind: ItemKind, content: str, title: str, **extra: object) -> ContextItem:
+    def _item(self, kind: ItemKind, content: str, title: str, **extra: Any) -> ContextItem:
         engine = self.engine
         prefix = {ItemKind.USER_MESSAGE: "u", ItemKind.ASSISTANT_MESSAGE: "a"}.get(kind, "c")
         return ContextItem(id=engine.new_id(prefix), kind=kind, layer=Layer.HISTORY,

@@ -99,7 +99,8 @@ class StructuralCompactor:
 
     def _selection(self, builder: PlanBuilder, item_ids: list[str],
                    position: dict[int, int]) -> None:
-        engine, by_turn = builder.engine, {}
+        engine = builder.engine
+        by_turn: dict[int, list[ContextItem]] = {}
         for item_id in item_ids:
             if item_id not in engine:
                 builder.notes.append(f"{item_id}: no such item")

@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
+from typing import Any
 
 from swetui.engine.items import ContextItem, ItemKind
 
@@ -228,8 +229,8 @@ def _recent_unique(values: Iterable[str], limit: int) -> list[str]:
 
 def summary_facts(previous: dict, exchanges: list[tuple[int, list[ContextItem]]]) -> dict:
     """Merge the facts of newly folded exchanges into the running summary's facts."""
-    facts = {key: (list(value) if isinstance(value, list) else value)
-             for key, value in previous.items()}
+    facts: dict[str, Any] = {key: (list(value) if isinstance(value, list) else value)
+                             for key, value in previous.items()}
     achievements: list[str] = facts.get("achievements", [])
     files: list[str] = facts.get("files", [])
     functions: list[str] = facts.get("functions", [])

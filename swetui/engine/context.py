@@ -19,7 +19,7 @@ from swetui.engine.events import BudgetChanged, ItemsChanged
 from swetui.engine.items import LAYER_ORDER, ContextItem, ItemKind, ItemState, Layer
 from swetui.engine.tokens import MESSAGE_OVERHEAD, TokenCounter, content_hash
 
-Recorder = Callable[[ContextItem], None]
+Recorder = Callable[[ContextItem], object]
 
 
 class UnknownItem(KeyError):
