@@ -11,7 +11,7 @@ from pathlib import Path
 
 from swetui import __version__
 
-COMMANDS = ("run", "context", "init", "sessions")
+COMMANDS = ("run", "context", "init", "sessions", "rules")
 EXIT_USAGE = 2
 
 
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A full-screen terminal workspace for an AI coding agent: see and steer "
                     "its context, approve its edits and commands.",
         epilog="commands: run PROMPT [PATH] · context [PATH] [--json] · init [PATH] · "
-               "sessions [PATH]  (swetui COMMAND --help for each)",
+               "sessions [PATH] · rules [PATH]  (swetui COMMAND --help for each)",
     )
     parser.add_argument("--version", action="version", version=f"swetui {__version__}")
     parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
@@ -63,6 +63,11 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         parser.description = "Write SWETUI.md: the project memory the agent reads every turn."
         parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
         parser.add_argument("--force", action="store_true", help="overwrite an existing file")
+    elif command == "rules":
+        parser.description = ("List the workspace's remembered approval rules (allow/deny a "
+                              "command prefix or a path glob), or remove one.")
+        parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
+        parser.add_argument("--remove", type=int, metavar="N", help="remove rule N")
     elif command == "sessions":
         parser.description = "List the workspace's sessions (reopen one with --resume ID)."
         parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
@@ -115,6 +120,10 @@ def _dispatch(command: str, args: argparse.Namespace) -> int:
             from swetui.commands.init import init_memory_file
 
             return init_memory_file(Path(args.path), force=args.force)
+        if command == "rules":
+            from swetui.commands.rules import show_rules
+
+            return show_rules(Path(args.path), args.remove)
         if command == "sessions":
             from swetui.commands.sessions import show_sessions
 

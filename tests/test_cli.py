@@ -81,3 +81,18 @@ def test_init_writes_project_memory(workspace):
 
 def test_sessions_lists_nothing_then_something(workspace):
     assert "No sessions" in swetui("sessions", str(workspace)).stdout
+
+
+def test_rules_are_listed_and_removed(workspace):
+    (workspace / ".swetui").mkdir()
+    config = workspace / ".swetui" / "config.toml"
+    config.write_text('mode = "ask"\n\n[[approval_rules]]\naction = "allow"\nkind = "command"\n'
+                      'pattern = "git status"\n\n[[approval_rules]]\naction = "deny"\n'
+                      'kind = "path"\npattern = "secrets/**"\n')
+    listing = swetui("rules", str(workspace))
+    assert "1. allow command git status" in " ".join(listing.stdout.split())
+    assert "2. deny path secrets/**" in " ".join(listing.stdout.split())
+    removed = swetui("rules", str(workspace), "--remove", "1")
+    assert removed.returncode == 0 and "Removed rule 1" in removed.stdout
+    assert "git status" not in config.read_text() and 'mode = "ask"' in config.read_text()
+    assert swetui("rules", str(workspace), "--remove", "5").returncode == 1
