@@ -90,8 +90,23 @@ def _options(args: argparse.Namespace):
                          yes=getattr(args, "yes", False))
 
 
+def _quiet_logging() -> None:
+    """Internal warnings go to the session's notices and logs, not over the user's screen;
+    `SWETUI_DEBUG=1` shows them on stderr."""
+    import logging
+    import os
+
+    logger = logging.getLogger("swetui")
+    if os.environ.get("SWETUI_DEBUG"):
+        logging.basicConfig(level=logging.DEBUG)
+    else:
+        logger.addHandler(logging.NullHandler())
+        logger.propagate = False
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _quiet_logging()
     try:
         if argv and argv[0] in COMMANDS:
             command = argv.pop(0)

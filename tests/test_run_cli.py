@@ -102,3 +102,14 @@ def test_unreachable_model_fails_with_exit_1_and_no_traceback(workspace):
                  env_extra={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"})
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and result.stderr.startswith("swetui: ")
+
+
+def test_output_cut_short_by_the_reader_is_not_a_traceback(workspace):
+    process = subprocess.Popen([sys.executable, "-m", "swetui", "run", "read README.md"],
+                               cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None
+    process.stdout.readline()
+    process.stdout.close()  # like `| head -1`
+    _, stderr = process.communicate(timeout=60)
+    assert b"Traceback" not in stderr
+    assert process.returncode == 0

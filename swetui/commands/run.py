@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from typing import Any, TextIO
 
@@ -35,6 +36,8 @@ class Printer:
         self.out = out
         self.tty = out.isatty()
         self.section: str | None = None
+        self.closed = False
+        """Set when the reader went away (`swetui run … | head`): the turn goes on quietly."""
 
     def style(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.tty else text
@@ -46,6 +49,14 @@ class Printer:
             self.section = section
 
     def __call__(self, event: Any) -> None:
+        if self.closed:
+            return
+        try:
+            self._write(event)
+        except BrokenPipeError:
+            self.closed = True
+
+    def _write(self, event: Any) -> None:
         out = self.out
         if isinstance(event, ReasoningChunk):
             if self.section != "reasoning":
@@ -74,6 +85,8 @@ class Printer:
         out.flush()
 
     def finish(self, finished: TurnFinished) -> None:
+        if self.closed:
+            return
         self.enter("end")
         state = "interrupted" if finished.interrupted else "failed" if finished.error else "done"
         line = (f"{state} in {finished.duration:.1f}s · ↑{finished.input_tokens:,} "
@@ -120,7 +133,10 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
         finished = await session.send(prompt)
     finally:
         await session.aclose()
-    printer.finish(finished)
+    try:
+        printer.finish(finished)
+    except BrokenPipeError:
+        printer.closed = True
     if finished.error:
         print(f"swetui: {finished.error}", file=sys.stderr)
         return EXIT_FAILED
@@ -135,6 +151,10 @@ def run_once(options: LaunchOptions, prompt: str, out: TextIO | None = None) -> 
         return EXIT_USAGE
     try:
         return asyncio.run(_run(options, prompt, out or sys.stdout))
+    except BrokenPipeError:
+        # The reader closed early; keep Python from complaining again at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except ProviderConfigError as exc:
         print(f"swetui: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -102,7 +102,7 @@ class OfflineProvider:
             yield from self._say(summarise(results, calls))
             yield Done(stop_reason="stop")
             return
-        intents = understand(turn.content)
+        intents = understand(_own_words(turn.content))
         if not intents:
             yield from self._reason("I don't recognise a request I can carry out offline.")
             yield from self._say(HELP_TEXT)
@@ -131,6 +131,15 @@ class OfflineProvider:
     def _say(self, text: str) -> Iterator[ProviderEvent]:
         for piece in _pieces(text, self.chunk_size):
             yield TextDelta(text=piece)
+
+
+_CONTEXT_BLOCK = re.compile(r"<context\b[^>]*>.*?</context>\s*", re.DOTALL)
+
+
+def _own_words(content: str) -> str:
+    """What the user typed: the engine puts retrieved and pinned context in `<context>`
+    blocks ahead of it, and those are material to read, not requests to act on."""
+    return _CONTEXT_BLOCK.sub("", content).strip()
 
 
 def _since_last_user(messages: tuple[Message, ...]) -> tuple[Message | None, list[Message]]:

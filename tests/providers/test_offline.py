@@ -196,3 +196,16 @@ async def test_a_failing_command_shows_its_output_and_no_matches_is_said_plainly
     answer = text_of(await collect(OfflineProvider(), _after_tools("go", calls, results)))
     assert "Ran `pytest -q`; it failed:" in answer and "AssertionError: 1 != 2" in answer
     assert "No matches for `nothere`" in answer and "Found" not in answer
+
+
+async def test_context_blocks_before_the_request_are_not_read_as_requests():
+    from swetui.messages import ChatRequest, Message
+    from swetui.providers.events import ToolCallEnd
+    from swetui.providers.offline import OfflineProvider
+
+    text = ('<context id="r1" kind="grep" source="grep">\nsearch the files: grep "hello"\n'
+            'a.py:1: hello\n</context>\n\nread a.py')
+    request = ChatRequest(messages=(Message(role="user", content=text),))
+    calls = [event async for event in OfflineProvider().stream(request)
+             if isinstance(event, ToolCallEnd)]
+    assert [(call.name, call.arguments) for call in calls] == [("read_file", {"path": "a.py"})]
