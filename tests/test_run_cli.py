@@ -19,12 +19,12 @@ def run(*args, cwd, env_extra=None):
 def test_read_grep_list(workspace):
     read = run("read src/app.py", ".", cwd=workspace)
     assert read.returncode == 0, read.stderr
-    assert "📖 read_file" in read.stdout and "return f'hello {name}'" in read.stdout
+    assert "≡ read_file" in read.stdout and "return f'hello {name}'" in read.stdout
     assert "done in" in read.stdout and "tokens" in read.stdout
     grep = run('find "greet"', cwd=workspace)
-    assert "🔍 grep" in grep.stdout and "src/app.py:1:" in grep.stdout
+    assert "⌕ grep" in grep.stdout and "src/app.py:1:" in grep.stdout
     listing = run("list files", cwd=workspace)
-    assert "📂 list_dir" in listing.stdout and "src/" in listing.stdout
+    assert "▤ list_dir" in listing.stdout and "src/" in listing.stdout
 
 
 def test_replace_is_denied_without_yes_and_applied_with_it(workspace):

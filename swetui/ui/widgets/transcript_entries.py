@@ -13,10 +13,8 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
-TOOL_ICONS: dict[str, str] = {
-    "read_file": "≡", "grep": "⌕", "list_dir": "▤", "glob": "✱", "edit_file": "✎",
-    "write_file": "✚", "bash": "$", "recall": "↺",
-}
+from swetui.agent.icons import tool_icon
+
 TOOL_VERBS: dict[str, str] = {
     "read_file": "Read", "grep": "Grep", "list_dir": "List", "glob": "Glob",
     "edit_file": "Edit", "write_file": "Write", "bash": "Bash", "recall": "Recall",
@@ -105,7 +103,7 @@ class ActionEntry(Vertical, can_focus=True):
         yield self._detail
 
     def _line_text(self) -> Text:
-        icon = TOOL_ICONS.get(self.tool, "•")
+        icon = tool_icon(self.tool)
         verb = TOOL_VERBS.get(self.tool, self.tool)
         line = Text()
         line.append(f"{icon} ", style="bold")
