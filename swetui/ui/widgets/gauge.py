@@ -292,7 +292,11 @@ class BudgetGauge(Widget):
         text.append(LAYER_MARKS[row.name] + " ", self._style(row.name.value))
         text.append(f"{row.name.value:<7}", style)
         text.append(f"{format_tokens(row.tokens):>5}", style)
-        text.append(f" {row.share:>3.0%}", self._style("over" if row.over else "label"))
+        # The share only where it fits whole, with a space before the next cell: a cut
+        # "…" would run into the neighbouring layer's mark.
+        share = f" {row.share:>3.0%}"
+        if len(text) + len(share) < width:
+            text.append(share, self._style("over" if row.over else "label"))
         text.truncate(width, pad=True)
         return text
 
