@@ -207,7 +207,15 @@ class AgentSession:
         compactor = self._compactor()
         plan = await compactor.plan_async(self.engine, item_ids=item_ids,
                                           instructions=instructions)
-        if not plan.folds:
+        if not plan.folds or plan.tokens_after >= plan.tokens_before:
+            # Headers, summaries and the index cost tokens too: on a short session folding
+            # can make the request bigger, and then it is not worth doing.
+            if trigger != "auto":
+                why = ("nothing is old enough to fold" if not plan.folds else
+                       f"folding would not make the request smaller ({plan.tokens_before:,} "
+                       f"→ {plan.tokens_after:,} tokens)")
+                self.bus.publish(EngineNotice(message=f"Nothing to compact: {why}.",
+                                              level="info"))
             return None
         finished = compactor.apply(self.engine, plan, trigger=trigger)
         self._compactions.append(finished.compaction_id)

@@ -55,3 +55,20 @@ async def test_automatic_compaction_when_the_request_passes_the_threshold(worksp
     assert notices, "no automatic compaction happened"
     assert not session.engine.budget().needs_compaction
     assert session.stats()["compactions"] >= 1
+
+
+async def test_compaction_that_would_not_save_tokens_is_not_applied(workspace):
+    from swetui.engine.events import EngineNotice
+
+    (workspace / "tiny.py").write_text("x = 1\n")
+    turns = [calls(("c0", "read_file", {"path": "tiny.py"})), answer("ok")] * 7
+    session = AgentSession.open(LaunchOptions(path=workspace), env={},
+                                provider=ScriptedProvider(*turns))
+    for turn in range(7):
+        await session.send(f"read tiny.py ({turn})")
+    notices = []
+    session.bus.subscribe(notices.append, EngineNotice)
+    before = session.engine.assemble().request.canonical_json()
+    assert await session.compact("manual") is None
+    assert session.engine.assemble().request.canonical_json() == before
+    assert "Nothing to compact" in notices[-1].message

@@ -301,12 +301,10 @@ class WorkspaceScreen(Screen[None]):
     @work(group="compaction", exit_on_error=False)
     async def _compact(self, item_ids: list[str]) -> None:
         try:
-            result = await self.session.compact(trigger="selection", item_ids=item_ids)
+            # When nothing folds, the session itself says why (an EngineNotice).
+            await self.session.compact(trigger="selection", item_ids=item_ids)
         except Exception as exc:
             self.transcript.error(f"compaction failed: {exc}")
-            return
-        if result is None:
-            self.transcript.notice("Nothing to compact in the selection.", "compaction")
 
     # -- size --------------------------------------------------------------------------------
 

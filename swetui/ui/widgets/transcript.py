@@ -158,13 +158,14 @@ class Transcript(VerticalScroll):
                 self.notice(Text(
                     f"⇣ Compacted {len(event.folded)} items: "
                     f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}"
-                    f" tokens (−{event.reduction:.0f}%) in {event.duration_ms:.0f} ms"
+                    f" tokens ({-event.reduction:+.0f}%) in {event.duration_ms:.0f} ms"
                     " · /undo compaction to restore"), "compaction")
             case CompactionUndone():
                 self.notice(f"↺ Compaction undone: {len(event.restored)} items restored",
                             "compaction")
             case EngineNotice():
-                self.notice(f"! {event.message}", event.level)
+                prefix = "! " if event.level == "warning" else "⇣ "
+                self.notice(f"{prefix}{event.message}", event.level)
 
     def _finish_turn(self, event: TurnFinished) -> None:
         self._close_blocks()
