@@ -39,7 +39,7 @@ class ApprovalQueue:
     """Actions waiting for the user, in the order they arrived."""
 
     def __init__(self, bus: EventBus | None = None) -> None:
-        self.bus = bus or EventBus()
+        self.bus = bus if bus is not None else EventBus()
         self._entries: dict[str, tuple[PendingAction, asyncio.Future[Decision]]] = {}
         # Restored actions nobody awaits yet: a decision made before the agent resumes them
         # is kept here until `submit` picks it up.

@@ -62,7 +62,6 @@ class AgentSession:
         self.notes = SessionNotes(workspace.paths.session_notes, self.engine)
         self._task: asyncio.Task[TurnFinished] | None = None
         self._background: set[asyncio.Task[Any]] = set()
-        self._compactions: list[str] = []
         self._deferred: list[Any] = []
         self._watcher: Any = None
         logs = workspace.paths.logs / f"{workspace.session_id}.log" \
@@ -218,17 +217,19 @@ class AgentSession:
                                               level="info"))
             return None
         finished = compactor.apply(self.engine, plan, trigger=trigger)
-        self._compactions.append(finished.compaction_id)
         self.record("compaction", {**finished.model_dump(mode="json"),
                                    "notes": plan.notes})
         return finished
 
     def undo_compaction(self) -> str:
-        from swetui.engine.compaction import undo
+        """Undo the newest compaction still in effect (also one from before a resume: the
+        engine's items carry the record)."""
+        from swetui.engine.compaction import active_compactions, undo
 
-        if not self._compactions:
-            return "Nothing to undo: no compaction in this session yet."
-        compaction_id = self._compactions.pop()
+        active = active_compactions(self.engine)
+        if not active:
+            return "Nothing to undo: no compaction in effect."
+        compaction_id = active[-1]
         undone = undo(self.engine, compaction_id)
         self.record("compaction_undone", {"compaction_id": compaction_id})
         return f"Compaction undone: {len(undone.restored)} items restored."
@@ -302,14 +303,16 @@ class AgentSession:
         return target
 
     def stats(self) -> dict[str, Any]:
+        from swetui.engine.compaction import active_compactions
+
         budget = self.engine.budget()
         return {"session": self.session_id, "model": self.model, "mode": self.mode,
                 "turns": self.engine.turn, "items": len(self.engine),
                 "tokens": budget.total, "limit": budget.limit,
                 "percent": round(budget.percent, 1), "measured": budget.measured,
-                "calibration": self.engine.calibration(),
+                "calibration": round(ratio, 3) if (ratio := self.engine.calibration()) else None,
                 "pending_approvals": len(self.queue.pending()),
-                "compactions": len(self._compactions),
+                "compactions": len(active_compactions(self.engine)),
                 "persisted": self.workspace.store.persistent}
 
     def transcript(self) -> list[BaseModel]:

@@ -35,10 +35,11 @@ class ContextEngine:
     def __init__(self, budget: BudgetSettings | None = None, *, counter: TokenCounter | None = None,
                  bus: EventBus | None = None, blobs: BlobStore | None = None,
                  model: str = "") -> None:
-        self.settings = budget or BudgetSettings()
-        self.counter = counter or TokenCounter()
-        self.bus = bus or EventBus()
-        self.blobs = blobs or BlobStore()
+        # `is not None`, not `or`: an empty BlobStore has len 0 and would be replaced.
+        self.settings = budget if budget is not None else BudgetSettings()
+        self.counter = counter if counter is not None else TokenCounter()
+        self.bus = bus if bus is not None else EventBus()
+        self.blobs = blobs if blobs is not None else BlobStore()
         self.model = model
         self.turn = 0
         self.recorder: Recorder | None = None

@@ -72,3 +72,20 @@ async def test_compaction_that_would_not_save_tokens_is_not_applied(workspace):
     assert await session.compact("manual") is None
     assert session.engine.assemble().request.canonical_json() == before
     assert "Nothing to compact" in notices[-1].message
+
+
+async def test_undo_compaction_after_resume(workspace):
+    (workspace / "big.py").write_text("".join(f"def function_{n}():\n    return {n}\n"
+                                              for n in range(300)))
+    session = AgentSession.open(LaunchOptions(path=workspace), env={},
+                                provider=ScriptedProvider(*script(12)))
+    await run_turns(session, 12)
+    before = session.engine.assemble().request.canonical_json()
+    assert await session.compact("manual") is not None
+    reopened = AgentSession.open(LaunchOptions(path=workspace, resume=session.session_id),
+                                 env={}, provider=ScriptedProvider())
+    assert reopened.stats()["compactions"] == 1
+    assert "undone" in reopened.undo_compaction()
+    assert reopened.engine.assemble().request.canonical_json() == before
+    assert reopened.stats()["compactions"] == 0
+    assert "Nothing to undo" in reopened.undo_compaction()

@@ -64,3 +64,17 @@ def test_corrupt_session_file_resumes_with_a_warning(workspace):
     ws = open_workspace(workspace, Settings(), TOOL_SCHEMAS, resume="bad")
     assert any("unreadable" in notice for notice in ws.notices)
     assert any("cut off" in notice for notice in ws.notices)
+
+
+def test_large_contents_survive_a_resume_through_the_blob_store(workspace):
+    from swetui.engine.items import ContextItem, ItemKind, Layer
+
+    ws = open_workspace(workspace, Settings(), TOOL_SCHEMAS)
+    big = "line of a large file\n" * 2_000
+    ws.engine.add(ContextItem(id="f1", kind=ItemKind.FILE, layer=Layer.TASK, title="big",
+                              content=big))
+    ws.close()
+    log = (workspace / ".swetui" / "sessions" / f"{ws.session_id}.jsonl").read_text()
+    assert big[:200] not in log  # stored once, in the blob store, not inline
+    again = open_workspace(workspace, Settings(), TOOL_SCHEMAS, resume=ws.session_id)
+    assert again.engine.get("f1").content == big
