@@ -218,3 +218,5 @@ async def test_resizing_to_40x10_shows_a_hint_and_recovers(make_app) -> None:
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert not app.screen.has_class("-too-small")
+        await pilot.press("h", "i")  # typing goes to the prompt again, as before
+        assert app.screen.prompt.input.text == "hi"

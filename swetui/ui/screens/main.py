@@ -313,7 +313,16 @@ class WorkspaceScreen(Screen[None]):
 
     def _check_size(self, width: int, height: int) -> None:
         small = width < MIN_WIDTH or height < MIN_HEIGHT
+        was_small = self.has_class("-too-small")
+        if small and not was_small:
+            # Hiding the panes takes the focus away; give it back when the window grows.
+            self._focus_before_small = self.focused
         self.set_class(small, "-too-small")
+        if was_small and not small:
+            previous = getattr(self, "_focus_before_small", None)
+            target = previous if previous is not None and previous.is_attached \
+                else self.prompt.input
+            self.call_after_refresh(target.focus)
         self.set_class(width < 110, "-narrow")
         if small:
             self.query_one("#too-small", Static).update(
