@@ -171,7 +171,10 @@ class SlashCommands:
 
     def cmd_resume(self, argument: str) -> None:
         if argument:
-            self.screen.app.reopen(resume=argument)
+            reopen = getattr(self.screen.app, "reopen", None)
+            if reopen is None:
+                raise ValueError("this app cannot reopen sessions")
+            reopen(resume=argument)
             return
         sessions = list(self.session.sessions())
         if not sessions:

@@ -49,7 +49,7 @@ class BatchReview(ModalScreen[dict[str, bool] | None]):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
 
     BINDINGS = [
-        Binding("space,x", "toggle", "Approve/deny"),
+        Binding("space,x", "toggle_entry", "Approve/deny"),
         Binding("y", "set(True)", "Approve"),
         Binding("n", "set(False)", "Deny"),
         Binding("a", "all(True)", "Approve all"),
@@ -85,7 +85,7 @@ class BatchReview(ModalScreen[dict[str, bool] | None]):
     def _focused_entry(self) -> BatchEntry | None:
         return self.focused if isinstance(self.focused, BatchEntry) else None
 
-    def action_toggle(self) -> None:
+    def action_toggle_entry(self) -> None:
         if (entry := self._focused_entry()) is not None:
             entry.approve = not entry.approve
             entry.refresh(layout=True)

@@ -266,7 +266,9 @@ class WorkspaceScreen(Screen[None]):
     def action_toggle_sidebar(self) -> None:
         sidebar = self.query_one("#sidebar")
         sidebar.toggle_class("-hidden")
-        if sidebar.has_class("-hidden") and self._within(self.focused, sidebar):
+        focused = self.focused
+        if sidebar.has_class("-hidden") and focused is not None \
+                and self._within(focused, sidebar):
             self.prompt.input.focus()
 
     def action_toggle_maximize(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -51,7 +51,7 @@ class ApprovalQueuePane(ApprovalActions, Widget):
     }
     """
 
-    BINDINGS: list[BindingType] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve"),
         Binding("n", "deny", "Deny"),
         Binding("Y,A", "approve_all", "Approve all"),

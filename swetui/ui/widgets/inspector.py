@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 from rich.style import Style
 from textual import events
@@ -65,7 +66,7 @@ class ContextInspector(InspectorActions, ScrollView, can_focus=True):
         "context-inspector--stale", "context-inspector--edited", "context-inspector--cursor",
     }
 
-    BINDINGS: list[BindingType] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor_up", "Up", show=False),
         Binding("down", "cursor_down", "Down", show=False),
         Binding("shift+up", "extend_up", "Select up", show=False),

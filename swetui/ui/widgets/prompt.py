@@ -47,7 +47,8 @@ class CompletionMenu(OptionList):
         self.completions: list[Completion] = []
 
     @property
-    def visible(self) -> bool:
+    def showing(self) -> bool:
+        """Whether the menu is open (not Widget.visible, which Textual itself sets)."""
         return self.has_class("-visible")
 
     def show(self, completions: list[Completion]) -> None:
@@ -66,7 +67,7 @@ class CompletionMenu(OptionList):
         self.remove_class("-visible")
 
     def chosen(self) -> Completion | None:
-        if not self.visible or self.highlighted is None or not self.completions:
+        if not self.showing or self.highlighted is None or not self.completions:
             return None
         return self.completions[self.highlighted]
 
@@ -114,11 +115,11 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.action_newline()
-        elif key == "tab" and self.menu.visible:
+        elif key == "tab" and self.menu.showing:
             event.stop()
             event.prevent_default()
             self.action_complete()
-        elif key == "escape" and self.menu.visible:
+        elif key == "escape" and self.menu.showing:
             event.stop()
             event.prevent_default()
             self.menu.hide()
@@ -169,7 +170,7 @@ class PromptInput(TextArea):
         self.menu.hide()
 
     def action_cursor_up(self, select: bool = False) -> None:
-        if self.menu.visible and not select:
+        if self.menu.showing and not select:
             self.menu.action_cursor_up()
         elif not select and self.cursor_location[0] == 0 and self.prompt_history:
             self._walk_history(-1)
@@ -177,7 +178,7 @@ class PromptInput(TextArea):
             super().action_cursor_up(select)
 
     def action_cursor_down(self, select: bool = False) -> None:
-        if self.menu.visible and not select:
+        if self.menu.showing and not select:
             self.menu.action_cursor_down()
         elif (not select and self._history_index is not None
               and self.cursor_location[0] == self.document.line_count - 1):

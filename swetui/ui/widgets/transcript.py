@@ -140,8 +140,10 @@ class Transcript(VerticalScroll):
                 self._actions[event.call_id] = entry
                 self._add(entry)
             case ToolCallFinished():
-                entry = self._actions.get(event.call_id)
-                if entry is None:
+                found = self._actions.get(event.call_id)
+                if found is not None:
+                    entry = found
+                else:
                     entry = ActionEntry(event.call_id, event.name, {})
                     self._actions[event.call_id] = entry
                     self._add(entry)

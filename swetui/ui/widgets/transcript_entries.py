@@ -83,7 +83,7 @@ class ReasoningBlock(Collapsible):
 class ActionEntry(Vertical, can_focus=True):
     """One tool call: icon, verb, argument, then a one-line result; enter expands it."""
 
-    BINDINGS = [Binding("enter,space", "toggle", "Expand", show=True)]
+    BINDINGS = [Binding("enter,space", "toggle_output", "Expand", show=True)]
 
     expanded: reactive[bool] = reactive(False)
 
@@ -125,13 +125,13 @@ class ActionEntry(Vertical, can_focus=True):
         self.set_class(is_error, "-error")
         self._line.update(self._line_text())
 
-    def action_toggle(self) -> None:
+    def action_toggle_output(self) -> None:
         if self.content:
             self.expanded = not self.expanded
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_output()
 
     def watch_expanded(self, expanded: bool) -> None:
         self.set_class(expanded, "-expanded")
