@@ -10,6 +10,7 @@ from swetui.engine.budget import BudgetSettings
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Source
 
+CYCLE = (ItemKind.USER_MESSAGE, ItemKind.ASSISTANT_MESSAGE, ItemKind.TOOL_CALL)
 ITEMS = 2_000
 TOKENS = 256_000
 WORDS = ["def", "class", "return", "self", "value", "config", "parser", "token", "engine",
@@ -25,7 +26,7 @@ def build_context(items: int = ITEMS, tokens: int = TOKENS, seed: int = 7) -> Co
         for index in range(items):
             text = " ".join(rng.choice(WORDS) for _ in range(per_item - 6)) + f" #{index}"
             turn = index // 3 + 1
-            kind = (ItemKind.USER_MESSAGE, ItemKind.ASSISTANT_MESSAGE, ItemKind.TOOL_CALL)[index % 3]
+            kind = CYCLE[index % 3]
             meta: dict[str, Any] = {}
             if kind is ItemKind.ASSISTANT_MESSAGE:
                 meta = {"tool_call_ids": [f"call{turn}"]}
