@@ -21,7 +21,7 @@ from swetui.agent.transcript import rebuild_transcript
 from swetui.agent.turn import TurnLoop
 from swetui.agent.turn_events import CompactionNotice, TurnFinished
 from swetui.commands.context import settings_for
-from swetui.config import Mode
+from swetui.config import ApprovalRule, Mode
 from swetui.engine.bus import EventBus
 from swetui.engine.events import EngineNotice
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
@@ -271,6 +271,23 @@ class AgentSession:
                            source=Source(path=relative), turn_created=self.engine.turn,
                            meta={"added_by": "@path"})
         return self.engine.add(item, reason=f"you added {relative}")
+
+    def rules(self) -> list[tuple[str, ApprovalRule]]:
+        """Remembered approval rules, numbered from 1 in this order: session, then workspace."""
+        book = self.toolbox.rules
+        return [*(("session", rule) for rule in book.session.list()),
+                *(("workspace", rule) for rule in book.workspace.list())]
+
+    def remove_rule(self, number: int) -> str:
+        """Remove rule `number` (as `rules()` numbers them); a workspace rule leaves
+        `.swetui/config.toml` too."""
+        rules = self.rules()
+        if not 1 <= number <= len(rules):
+            raise ValueError(f"no rule {number}: there are {len(rules)}")
+        scope, rule = rules[number - 1]
+        self.toolbox.rules.scope(scope).remove(rule)  # type: ignore[arg-type]
+        self.record("rule_removed", {"scope": scope, "rule": rule.model_dump()})
+        return f"Removed {scope} rule: {rule.action} {rule.kind} {rule.pattern!r}"
 
     def set_mode(self, mode: str) -> None:
         if mode not in get_args(Mode):

@@ -40,6 +40,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("undo", "[compaction]", "undo the last applied edit (or compaction)"),
     SlashCommand("clear", "", "clear the transcript view (the context stays)"),
     SlashCommand("resume", "[id]", "list sessions, or reopen one"),
+    SlashCommand("rules", "[remove N]", "remembered approval rules; remove one"),
     SlashCommand("help", "", "commands and keys"),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
@@ -163,6 +164,28 @@ class SlashCommands:
             raise ValueError("use /undo or /undo compaction")
         else:
             self.say(f"↺ {self.session.undo_edit()}")
+
+    def cmd_rules(self, argument: str) -> None:
+        if argument:
+            words = argument.split()
+            if len(words) != 2 or words[0] != "remove" or not words[1].isdigit():
+                raise ValueError("use /rules or /rules remove N")
+            self.say(f"✓ {self.session.remove_rule(int(words[1]))}")
+            return
+        rules = self.session.rules()
+        if not rules:
+            self.say("No remembered approval rules. Approve with s (session) or w "
+                     "(workspace) in the approval queue to remember one.")
+            return
+        table = Table(title="Remembered approval rules", title_justify="left", box=None,
+                      padding=(0, 1))
+        for column in ("#", "scope", "rule", "matches"):
+            table.add_column(column)
+        for number, (scope, rule) in enumerate(rules, 1):
+            table.add_row(str(number), scope, rule.action, f"{rule.kind} {rule.pattern}")
+        self.say(table)
+        self.say(Text("Protected paths and dangerous commands always ask. "
+                      "/rules remove N forgets one.", style="dim"))
 
     def cmd_clear(self, _: str) -> None:
         self.screen.transcript.clear()

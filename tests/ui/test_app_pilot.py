@@ -119,7 +119,7 @@ async def test_slash_completion_with_tab(make_app) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press(*"/st")
         menu = app.screen.prompt.menu
-        assert menu.visible
+        assert menu.showing
         assert [item.value for item in menu.completions] == ["stats "]
         await pilot.press("tab")
         assert app.screen.prompt.input.text == "/stats "
@@ -220,3 +220,26 @@ async def test_resizing_to_40x10_shows_a_hint_and_recovers(make_app) -> None:
         assert not app.screen.has_class("-too-small")
         await pilot.press("h", "i")  # typing goes to the prompt again, as before
         assert app.screen.prompt.input.text == "hi"
+
+
+async def test_rules_are_listed_and_removed_from_the_prompt(make_app) -> None:
+    from swetui.config import ApprovalRule
+
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        book = app.session.toolbox.rules
+        book.session.add(ApprovalRule(action="allow", kind="command", pattern="pytest"))
+        book.workspace.add(ApprovalRule(action="deny", kind="path", pattern="secrets/**"))
+        await submit(pilot, "/rules")
+        await pilot.pause(0.1)
+        assert [scope for scope, _ in app.session.rules()] == ["session", "workspace"]
+        await submit(pilot, "/rules remove 2")
+        await pilot.pause(0.1)
+        notices = " ".join(_texts(app.screen, NoticeLine))
+        assert "Removed workspace rule: deny path 'secrets/**'" in notices
+        assert [rule.pattern for _, rule in app.session.rules()] == ["pytest"]
+        config = app.session.workspace.paths.config_file
+        assert "secrets" not in config.read_text()
+        await submit(pilot, "/rules remove 9")
+        await pilot.pause(0.1)
+        assert any("no rule 9" in error for error in _texts(app.screen, ErrorLine))
