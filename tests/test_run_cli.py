@@ -113,3 +113,17 @@ def test_output_cut_short_by_the_reader_is_not_a_traceback(workspace):
     _, stderr = process.communicate(timeout=60)
     assert b"Traceback" not in stderr
     assert process.returncode == 0
+
+
+def test_continue_with_a_hand_damaged_log_is_not_a_traceback(workspace):
+    first = run("read README.md", cwd=workspace)
+    assert first.returncode == 0, first.stderr
+    log = next((workspace / ".swetui" / "sessions").glob("*.jsonl"))
+    with log.open("a") as handle:
+        handle.write(json.dumps({"seq": 999, "type": "turn_started", "turn": "two"}) + "\n")
+        handle.write(json.dumps({"seq": 1000, "type": "approval_requested",
+                                 "action": "gone"}) + "\n")
+    again = run("list files", "--continue", cwd=workspace)
+    assert "Traceback" not in again.stderr
+    assert again.returncode == 0, again.stderr
+    assert "▤ list_dir" in again.stdout and "skipped" in again.stderr

@@ -104,6 +104,49 @@ class SessionStore:
             self._handle = None
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _has_str_id(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("id"), str)
+
+
+def _is_calls(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(call, dict) for call in value)
+
+
+# The fields the replay (engine, agent, transcript) reads, with the type each must have when
+# present: an event edited by hand into another shape is skipped, never a traceback later.
+_FIELD_TYPES: dict[str, Any] = {"seq": _is_int, "turn": _is_int}
+_EVENT_FIELDS: dict[str, dict[str, Any]] = {
+    "item": {"item": _has_str_id},
+    "turn_started": {"text": _is_str},
+    "approval_requested": {"action": _has_str_id},
+    "approval_decided": {"action_id": _is_str},
+    "model_call": {"input_tokens": _is_int, "estimated_input": _is_int,
+                   "output_tokens": _is_int, "model": _is_str},
+    "assistant": {"calls": _is_calls, "text": _is_str, "reasoning": _is_str},
+    "tool_result": {"call_id": _is_str, "name": _is_str},
+}
+
+
+def _malformed_field(event: dict[str, Any]) -> str | None:
+    """The first field of `event` that has the wrong type, or None."""
+    checks = {**_FIELD_TYPES, **_EVENT_FIELDS.get(str(event["type"]), {})}
+    for name, check in checks.items():
+        if name in event and event[name] is not None and not check(event[name]):
+            return name
+        if name in ("seq", "turn", "item", "action", "action_id") and name in event \
+                and event[name] is None:
+            return name
+    return None
+
+
 def load_session(path: Path, *, repair: bool = False) -> SessionLog:
     """Read a session file; unreadable lines are skipped with a warning, never raised.
     With `repair`, a torn last line is cut off the file so that appending resumes cleanly."""
@@ -130,6 +173,12 @@ def load_session(path: Path, *, repair: bool = False) -> SessionLog:
                                 "probably killed while writing); it was skipped")
             else:
                 warnings.append(f"{path.name}, line {number}: unreadable, skipped")
+            continue
+        bad = _malformed_field(event)
+        if bad is not None:
+            warnings.append(f"{path.name}, line {number}: {event['type']} event with a "
+                            f"malformed {bad!r} field, skipped")
+            tail_complete = number == len(lines)
             continue
         events.append(event)
         tail_complete = number == len(lines)

@@ -80,3 +80,31 @@ def test_list_sessions_newest_first_with_titles(tmp_path):
     os.utime(tmp_path / "a.jsonl", (1, 1))
     infos = list_sessions(tmp_path)
     assert [(i.session_id, i.title) for i in infos] == [("b", "second"), ("a", "first")]
+
+
+def test_hand_damaged_event_fields_are_skipped_not_fatal(tmp_path):
+    """A log edited by hand (or by another tool) with fields of the wrong type: the bad
+    events are skipped with a warning, so resuming never ends in a traceback."""
+    path = tmp_path / "s.jsonl"
+    good = [{"seq": 1, "type": "turn_started", "turn": 1, "text": "hi"},
+            {"seq": 5, "type": "model_call", "model": "offline", "measured": True,
+             "input_tokens": 10, "estimated_input": 12}]
+    bad = [{"seq": 2, "type": "turn_started", "turn": "abc", "text": "x"},
+           {"seq": "3", "type": "turn_started", "turn": 1},
+           {"seq": 4, "type": "approval_requested", "action": "oops"},
+           {"seq": 6, "type": "approval_decided", "action_id": [1]},
+           {"seq": 7, "type": "model_call", "measured": True, "input_tokens": "x"},
+           {"seq": 8, "type": "turn_started", "turn": None},
+           {"seq": 9, "type": "item", "item": "not an item"},
+           {"seq": 9, "type": "item", "item": {"id": [1]}},
+           {"seq": 9, "type": "approval_requested", "action": {"id": [1]}},
+           {"seq": 10, "type": "assistant", "turn": 1, "calls": "x"},
+           {"seq": 11, "type": "turn_started", "turn": 1e300}]
+    path.write_text("".join(json.dumps(event) + "\n" for event in [good[0], *bad, good[1]]))
+    loaded = load_session(path)
+    assert [event["seq"] for event in loaded.events] == [1, 5]
+    assert len(loaded.warnings) == len(bad)
+    assert all("skipped" in warning for warning in loaded.warnings)
+    store = SessionStore(tmp_path, "s")
+    store.continue_from(loaded)
+    assert store.append("turn_started", {"turn": 2, "text": "again"})["seq"] == 6
