@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 
 def run(*args, cwd, env_extra=None):
@@ -127,3 +129,27 @@ def test_continue_with_a_hand_damaged_log_is_not_a_traceback(workspace):
     assert "Traceback" not in again.stderr
     assert again.returncode == 0, again.stderr
     assert "▤ list_dir" in again.stdout and "skipped" in again.stderr
+
+
+def test_ctrl_c_mid_command_exits_130_and_the_model_is_told_it_may_have_run(workspace):
+    env = {key: value for key, value in os.environ.items() if not key.endswith("_API_KEY")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "swetui", "run", 'run "touch started.txt; sleep 30"', "--yes"],
+        cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert process.stdout is not None
+    for _ in range(200):
+        if (workspace / "started.txt").exists():
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert "Traceback" not in err
+    assert "interrupted" in out
+    assert process.returncode == 130, (out, err)
+    log = next((workspace / ".swetui" / "sessions").glob("*.jsonl"))
+    results = [json.loads(line) for line in log.read_text().splitlines()
+               if json.loads(line)["type"] == "tool_result"]
+    assert len(results) == 1
+    # The command had started: the model must not be told that it never ran.
+    assert "before it ran" not in results[0]["content"]
+    assert "may have" in results[0]["content"]

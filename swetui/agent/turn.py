@@ -85,6 +85,10 @@ class TurnLoop:
         self.output_tokens = 0
         self.open_calls: dict[str, ToolCallEnd] = {}
         self.partial: StepOutcome | None = None
+        self.running: str | None = None
+        """The call the toolbox is carrying out now (it may already have taken effect)."""
+        self.approved: set[str] = set()
+        """Calls approved during this turn (by the user, a rule or the mode)."""
 
     def publish(self, event: Any) -> None:
         self.session.bus.publish(event)
@@ -99,6 +103,9 @@ class TurnLoop:
                                layer=Layer.HISTORY, title=_title(self.text), content=self.text,
                                origin=Origin.USER, turn_created=turn, turn_last_used=turn,
                                source=Source(turn_id=f"t{turn}")), reason="you wrote")
+        from swetui.agent.events import ApprovalDecided
+
+        unsubscribe = self.session.bus.subscribe(self._note_decision, ApprovalDecided)
         try:
             await self._retrieve()
             error = None
@@ -119,6 +126,12 @@ class TurnLoop:
         except asyncio.CancelledError:
             self._close_interrupted()
             return self._finish(interrupted=True, error=None)
+        finally:
+            unsubscribe()
+
+    def _note_decision(self, event: Any) -> None:
+        if event.decision.approved and event.action is not None:
+            self.approved.add(event.action.call.id)
 
     # -- steps -----------------------------------------------------------------------------
 
@@ -223,8 +236,10 @@ class TurnLoop:
                     f"({call.error or 'could not be decoded'}); send the call again with a "
                     "valid JSON object", summary=f"malformed arguments for {call.name}")
             else:
+                self.running = call.id
                 result = await self.session.toolbox.run(
                     ToolCall(id=call.id, name=call.name, arguments=call.arguments))
+                self.running = None
             self._commit_tool(call, arguments, result.content, result.summary, result.is_error,
                               result.path)
 
@@ -252,8 +267,15 @@ class TurnLoop:
             partial, self.partial = self.partial, None
             self._commit_assistant(partial, interrupted=True)
         for call in list(self.open_calls.values()):
-            self._commit_tool(call, call.arguments or {}, "Cancelled by the user before it ran.",
-                              "cancelled", True, None)
+            if call.id == self.running and call.id in self.approved:
+                # Approved and under way when esc landed: it may have changed things.
+                content = ("Interrupted by the user while it was running: it may have "
+                           "partly run or taken effect. Check the workspace before running "
+                           "it again.")
+                summary = "interrupted while running"
+            else:
+                content, summary = "Cancelled by the user before it ran.", "cancelled"
+            self._commit_tool(call, call.arguments or {}, content, summary, True, None)
 
     def _finish(self, *, interrupted: bool, error: str | None) -> TurnFinished:
         duration = time.monotonic() - self.started

@@ -27,6 +27,7 @@ from swetui.options import LaunchOptions
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 class Printer:
@@ -140,6 +141,9 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
     if finished.error:
         print(f"swetui: {finished.error}", file=sys.stderr)
         return EXIT_FAILED
+    if finished.interrupted:  # ctrl+c: the turn was closed cleanly, but it did not finish
+        print("swetui: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
 
 
