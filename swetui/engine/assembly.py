@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 
 CONVERSATION_KINDS = frozenset({ItemKind.USER_MESSAGE, ItemKind.ASSISTANT_MESSAGE,
                                 ItemKind.TOOL_CALL})
+PLACED_AT_HOME = frozenset({Layer.SYSTEM, Layer.MEMORY, Layer.SUMMARY})
+"""Layers whose items stay in place when pinned (a pinned tool is still a tool, a pinned
+system prompt still the system prompt); their tokens still count as pinned."""
 
 
 class ProcessorRecord(BaseModel):
@@ -83,7 +86,8 @@ class AssemblyState:
         # One pass over the items; every processor then reads only its own layer.
         for item in self.items:
             if item.sent:
-                self.by_layer.setdefault(item.effective_layer, []).append(item)
+                layer = item.layer if item.layer in PLACED_AT_HOME else item.effective_layer
+                self.by_layer.setdefault(layer, []).append(item)
 
     def use(self, item: ContextItem) -> None:
         self.used[item.id] = item

@@ -73,3 +73,30 @@ def test_budget_enforcement_trims_oldest_turns_not_the_current_one():
     assert result.trimmed and "u1" in result.trimmed
     assert "u6" not in result.trimmed
     assert result.request.messages[-1].tool_call_id == "call6"
+
+
+def test_pinning_system_items_keeps_them_working_where_they_belong():
+    """Pinning means 'always send in full': a pinned tool stays a tool the model can call,
+    a pinned system prompt or memory file stays in the system prompt (not a user block)."""
+    from swetui.engine.assembly import tool_schema_text
+    from swetui.messages import ToolSchema
+
+    schema = ToolSchema(name="bash", description="run a command",
+                        parameters={"type": "object", "properties": {}})
+    engine = ContextEngine()
+    engine.add(ContextItem(id="system", kind=ItemKind.SYSTEM_PROMPT, layer=Layer.SYSTEM,
+                           title="System", content="SYSTEM-TEXT"))
+    engine.add(ContextItem(id="tool:bash", kind=ItemKind.TOOL_SCHEMA, layer=Layer.SYSTEM,
+                           title="bash", content=tool_schema_text(schema)))
+    engine.add(ContextItem(id="m", kind=ItemKind.MEMORY_FILE, layer=Layer.MEMORY,
+                           title="AGENTS.md", content="MEMORY-TEXT"))
+    conversation(engine, 1)
+    before = engine.assemble().request
+    for item_id in ("system", "tool:bash", "m"):
+        engine.pin(item_id)
+    result = engine.assemble()
+    assert [tool.name for tool in result.request.tools] == ["bash"]
+    assert result.request.system == before.system
+    assert result.request.messages == before.messages
+    assert result.total == engine.budget().total
+    assert result.layer_tokens[Layer.PINNED] == engine.budget().layer(Layer.PINNED).tokens
