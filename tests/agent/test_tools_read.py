@@ -195,3 +195,21 @@ def test_agent_packages_import_without_textual():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(__file__).parents[2], env={**os.environ}, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_grep_does_not_follow_a_symlink_out_of_the_workspace(toolbox: Toolbox,
+                                                                  ws_root: Path):
+    (ws_root.parent / "outside.txt").write_text("OUTSIDE-SECRET\n")
+    (ws_root / "link.txt").symlink_to(ws_root.parent / "outside.txt")
+    (ws_root / "inside.txt").write_text("INSIDE-SECRET\n")
+    (ws_root / "alias.txt").symlink_to(ws_root / "inside.txt")
+    (ws_root / ".env").write_text("ENV-SECRET=1\n")
+    (ws_root / "settings.txt").symlink_to(ws_root / ".env")
+    result = await toolbox.run(tool_call("grep", pattern="SECRET"))
+    assert "ENV-SECRET" not in result.content
+    assert "OUTSIDE-SECRET" not in result.content
+    assert "inside.txt:1: INSIDE-SECRET" in result.content
+    assert "alias.txt:1: INSIDE-SECRET" in result.content  # a link inside is fine
+    assert "outside the workspace" in result.content
+    named = await toolbox.run(tool_call("grep", pattern="SECRET", path="link.txt"))
+    assert named.is_error and "OUTSIDE-SECRET" not in named.content

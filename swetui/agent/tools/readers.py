@@ -215,13 +215,21 @@ def grep(ws: Workspace, settings: Settings, args: GrepArgs) -> ToolResult:
     files = [(real, rel)] if real.is_file() else _walk(ws, real, args.glob)
     out: list[str] = []
     hits = hit_files = hidden_hits = 0
-    skipped: dict[str, int] = {"binary": 0, "large": 0, "secret": 0}
+    skipped: dict[str, int] = {"binary": 0, "large": 0, "secret": 0, "outside": 0}
     for path, name in files:
         if file_regex is not None and not file_regex.match(name):
             continue
         if is_secret_file(name):
             skipped["secret"] += 1
             continue
+        if path.is_symlink():  # the walk lists links to files: read only those that stay in
+            target = Path(os.path.realpath(path))
+            if target != ws.root and ws.root not in target.parents:
+                skipped["outside"] += 1
+                continue
+            if is_secret_file(ws.relative(target)):
+                skipped["secret"] += 1
+                continue
         try:
             if path.stat().st_size > settings.max_file_bytes:
                 skipped["large"] += 1
@@ -252,7 +260,8 @@ def grep(ws: Workspace, settings: Settings, args: GrepArgs) -> ToolResult:
         lines.append(f"[… {hidden_hits:,} more matching lines not shown (first "
                      f"{MAX_GREP_LINES} of {hits:,}); narrow the pattern, path or glob]")
     reasons = {"binary": "binary", "large": f"larger than {_size(settings.max_file_bytes)}",
-               "secret": "may hold secrets"}
+               "secret": "may hold secrets",
+               "outside": "symlinks leading outside the workspace"}
     for kind, count in skipped.items():
         if count:
             lines.append(f"[skipped {count:,} files: {reasons[kind]}]")
