@@ -153,3 +153,16 @@ def test_ctrl_c_mid_command_exits_130_and_the_model_is_told_it_may_have_run(work
     # The command had started: the model must not be told that it never ran.
     assert "before it ran" not in results[0]["content"]
     assert "may have" in results[0]["content"]
+
+
+def test_retrieval_never_puts_secret_files_in_the_context(workspace):
+    (workspace / "deploy").mkdir()
+    (workspace / "deploy" / ".env").write_text("DB_PASSWORD=hunter2-never-sent\n")
+    for prompt in ("show deploy/.env", 'find "hunter2-never-sent"'):
+        result = run(prompt, cwd=workspace)
+        assert result.returncode == 0, result.stderr
+        assert "DB_PASSWORD" not in result.stdout
+    for path in (workspace / ".swetui").rglob("*"):
+        if path.is_file() and path.suffix in (".jsonl", ".log"):
+            for line in path.read_text().splitlines():
+                assert "DB_PASSWORD" not in line, path

@@ -142,8 +142,10 @@ class TurnLoop:
         except ImportError:  # retrieval not installed: the model can still use its tools
             return
         retire_task_items(self.engine, self.turn)
+        from swetui.agent.tools.sensitive import is_secret_file
+
         result = await asyncio.to_thread(retrieve, session.root, self.text, self.engine,
-                                         turn=self.turn)
+                                         turn=self.turn, exclude=is_secret_file)
         with self.engine.batch("retrieved for this request"):
             for item in result.items:
                 self.engine.add(item, reason="retrieved")

@@ -125,9 +125,11 @@ def search_terms(text: str, named: set[str]) -> list[str]:
 
 def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hits: int = 10,
              max_file_bytes: int = MAX_FILE_BYTES, ignore: frozenset[str] = IGNORED_DIRS,
-             max_files: int = MAX_SCAN_FILES, time_limit: float = SCAN_SECONDS) -> RetrievalResult:
+             max_files: int = MAX_SCAN_FILES, time_limit: float = SCAN_SECONDS,
+             exclude: Callable[[str], bool] | None = None) -> RetrievalResult:
     """Read the files `text` names, grep its terms, list the tree when asked: new task-layer
-    items for `turn` (not yet added), never duplicating what the request already carries."""
+    items for `turn` (not yet added), never duplicating what the request already carries.
+    Files for which `exclude(rel)` is true (secrets, as the agent decides) are never read."""
     root = Path(root)
     result = RetrievalResult()
     sent = _sent_contents(engine)
@@ -138,6 +140,8 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         nonlocal files, cut
         if files is None:
             files, cut = walk(root, ignore, max_files)
+            if exclude is not None:
+                files = [rel for rel in files if not exclude(rel)]
             if cut:
                 result.notes.append(f"only the first {max_files:,} files were scanned")
         return files
@@ -155,6 +159,11 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
             turn_created=turn, turn_last_used=turn, meta={"retrieved": True, **meta}))
 
     named, directories = _named_paths(root, text, tree, result)
+    if exclude is not None:
+        refused = [rel for rel in named if exclude(rel)]
+        for rel in refused:
+            result.notes.append(f"{rel}: may hold secrets, not read")
+        named = [rel for rel in named if rel not in refused]
     for rel in named[:MAX_NAMED_FILES]:
         _read_named(root, rel, max_file_bytes, make, result)
     terms = search_terms(text, set(named) | {m.group(0) for m in _PATH.finditer(text)})
