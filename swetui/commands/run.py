@@ -98,6 +98,7 @@ class Printer:
 
 def _auto_decide(session: Any, yes: bool):
     """Answer approvals for a headless run: --yes approves, protected actions never."""
+    from swetui.agent.policy import protection
 
     def decide(event: Any) -> None:
         action = event.action
@@ -105,10 +106,12 @@ def _auto_decide(session: Any, yes: bool):
         def resolve() -> None:
             if action.id not in {pending.id for pending in session.queue.pending()}:
                 return
-            if yes and not action.protected:
+            # Recomputed from the action itself, never trusted from a stored flag.
+            reason = protection(action)
+            if yes and not reason:
                 session.queue.approve(action.id)
-            elif action.protected:
-                session.queue.deny(action.id, f"protected action ({action.protected}): it "
+            elif reason:
+                session.queue.deny(action.id, f"protected action ({reason}): it "
                                    "needs approval in the full-screen workspace")
             else:
                 session.queue.deny(action.id, "not approved: this was a headless run without "

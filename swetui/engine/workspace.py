@@ -96,7 +96,7 @@ def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema]
     notices: list[str] = []
     writable = persist and paths.writable()
     if persist and not writable:
-        notices.append(f"{root} is not writable: this session cannot be saved "
+        notices.append(f"{paths.dir} cannot be created or written: this session cannot be saved "
                        "(context is shown, nothing is persisted)")
     blobs = BlobStore(paths.dir / "blobs" if writable else None)
     engine = ContextEngine(budget_settings(settings), counter=counter, bus=bus, blobs=blobs,
@@ -125,7 +125,7 @@ def _find_session(paths: WorkspacePaths, resume: str | None, continue_last: bool
                   notices: list[str]) -> SessionLog | None:
     if resume:
         candidate = paths.sessions / f"{resume}.jsonl"
-        if not candidate.is_file():
+        if "/" in resume or "\\" in resume or resume.startswith(".") or not candidate.is_file():
             raise WorkspaceError(f"no session {resume!r} in {paths.sessions} "
                                  "(`swetui sessions` lists them)")
         return load_session(candidate, repair=True)

@@ -78,3 +78,12 @@ def test_large_contents_survive_a_resume_through_the_blob_store(workspace):
     assert big[:200] not in log  # stored once, in the blob store, not inline
     again = open_workspace(workspace, Settings(), TOOL_SCHEMAS, resume=ws.session_id)
     assert again.engine.get("f1").content == big
+
+
+def test_resume_id_cannot_leave_the_sessions_directory(workspace, tmp_path):
+    (tmp_path / "elsewhere.jsonl").write_text('{"seq":1,"type":"turn_started","turn":1}\n')
+    sessions = workspace / ".swetui" / "sessions"
+    sessions.mkdir(parents=True)
+    relative = "../../../" + "elsewhere"
+    with pytest.raises(WorkspaceError, match="no session"):
+        open_workspace(workspace, Settings(), TOOL_SCHEMAS, resume=relative)
