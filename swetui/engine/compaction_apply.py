@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import time
 
-from swetui.engine.compaction_plan import CompactionPlan, paused_gc
-from swetui.engine.context import ContextEngine
+from swetui.engine.compaction_plan import (
+    CompactionPlan,
+    Fold,
+    folded_changes,
+    paused_gc,
+)
+from swetui.engine.context import ContextEngine, Priced
 from swetui.engine.events import CompactionFinished, CompactionStarted, CompactionUndone
 from swetui.engine.items import ItemState
 
@@ -40,6 +45,21 @@ def _check(engine: ContextEngine, plan: CompactionPlan) -> None:
             raise StalePlan(f"plan {plan.compaction_id} was already applied")
 
 
+def _priced(engine: ContextEngine, plan: CompactionPlan, fold: Fold) -> Priced:
+    """The folded item as planned, or priced afresh if the item or the fold changed since
+    (a plan is a public object: its folds can be edited before it is applied)."""
+    item = engine.get(fold.id)
+    priced = plan._priced.get(fold.id)
+    if priced is not None and priced.base is item and priced.engine is engine:
+        folded = priced.item
+        record = folded.meta["compaction"]
+        if (folded.state is fold.state and folded.stub == fold.stub
+                and record["state"] == fold.previous_state.value
+                and record["stub"] == fold.previous_stub and record["id"] == plan.compaction_id):
+            return priced
+    return engine.price(item, **folded_changes(plan.compaction_id, fold, item))
+
+
 def apply(engine: ContextEngine, plan: CompactionPlan,
           trigger: str = "manual") -> CompactionFinished:
     """Fold and create as planned, in one batch; publishes CompactionStarted/Finished."""
@@ -49,14 +69,7 @@ def apply(engine: ContextEngine, plan: CompactionPlan,
     engine.bus.publish(CompactionStarted(compaction_id=plan.compaction_id, trigger=trigger,
                                          items=len(plan.folds), tokens_before=before))
     with paused_gc(), engine.batch("compacted"):
-        for fold in plan.folds:
-            item = engine.get(fold.id)
-            record = {"id": plan.compaction_id, "state": fold.previous_state.value,
-                      "stub": fold.previous_stub}
-            # `add` of a counted item replaces it in place without recounting its content
-            engine.add(item.model_copy(update={
-                "state": fold.state, "stub": fold.stub,
-                "meta": {**item.meta, "compaction": record}}), reason="compacted")
+        engine.commit([_priced(engine, plan, fold) for fold in plan.folds], reason="compacted")
         for item in plan.created:
             engine.add(item, reason="compacted")
     finished = CompactionFinished(

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from swetui.engine.assembly import CONVERSATION_KINDS
-from swetui.engine.compaction_plan import CompactionPlan, Fold, make_fold, settle_tokens
+from swetui.engine.compaction_plan import CompactionPlan, Fold, price_fold, settle_tokens
 from swetui.engine.compaction_text import (
     exchange_header,
     exchange_summary,
@@ -20,7 +20,7 @@ from swetui.engine.compaction_text import (
     summary_facts,
     tool_stub,
 )
-from swetui.engine.context import ContextEngine
+from swetui.engine.context import ContextEngine, Priced
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 
 LIVE = (ItemState.INCLUDED, ItemState.STALE)
@@ -72,6 +72,7 @@ class PlanBuilder:
         self.id = compaction_id
         self.compactor = compactor
         self.folds: dict[str, Fold] = {}
+        self.priced: dict[str, Priced] = {}
         self.folded_items: list[ContextItem] = []
         self.created: list[ContextItem] = []
         self.exchanges: list[tuple[int, list[ContextItem]]] = []
@@ -87,7 +88,7 @@ class PlanBuilder:
     def fold(self, item: ContextItem, stub: str | None = None) -> None:
         if item.id in self.folds or item.pinned or item.state not in LIVE:
             return
-        self.folds[item.id] = make_fold(self.engine, item, stub)
+        self.folds[item.id], self.priced[item.id] = price_fold(self.engine, item, stub, self.id)
         self.folded_items.append(item)
 
     def fold_message(self, item: ContextItem) -> None:
@@ -148,6 +149,7 @@ class PlanBuilder:
         plan.folds = list(self.folds.values())
         plan.created = self.created
         plan.retained = sorted(self.retained)
+        plan._priced = self.priced
         settle_tokens(self.engine, plan)
         return plan
 

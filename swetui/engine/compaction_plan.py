@@ -7,10 +7,11 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
-from swetui.engine.context import ContextEngine
+from swetui.engine.context import ContextEngine, Priced
 from swetui.engine.items import ContextItem, ItemState
 from swetui.engine.tokens import MESSAGE_OVERHEAD
 
@@ -48,6 +49,9 @@ class CompactionPlan(BaseModel):
     notes: list[str] = Field(default_factory=list)
     instructions: str | None = None
     planned_ms: float = 0.0
+    _priced: dict[str, Priced] = PrivateAttr(default_factory=dict)
+    """Each fold's item as it will be sent, priced when planned: `apply` puts these in place
+    (no second copy, no recount) when neither the item nor the fold changed since."""
 
     @property
     def reduction(self) -> float:
@@ -83,6 +87,31 @@ def make_fold(engine: ContextEngine, item: ContextItem, stub: str | None) -> Fol
                 state=ItemState.COMPACTED,
                 tokens_before=engine.sent_tokens(item.id),
                 tokens_after=cost_as_sent(engine, item, state=ItemState.COMPACTED, stub=stub))
+
+
+def fold_record(compaction_id: str, fold: Fold) -> dict[str, Any]:
+    """What a folded item keeps in its meta to be undone: the compaction and its state
+    and stub before."""
+    return {"id": compaction_id, "state": fold.previous_state.value, "stub": fold.previous_stub}
+
+
+def folded_changes(compaction_id: str, fold: Fold, item: ContextItem) -> dict[str, Any]:
+    """The changes that fold `item` as `fold` says (what `apply` makes of it)."""
+    return {"state": fold.state, "stub": fold.stub,
+            "meta": {**item.meta, "compaction": fold_record(compaction_id, fold)}}
+
+
+def price_fold(engine: ContextEngine, item: ContextItem, stub: str | None,
+               compaction_id: str) -> tuple[Fold, Priced]:
+    """A fold of `item` to `compacted` with `stub`, and the folded item priced by the engine
+    (its cost is the fold's `tokens_after`; `apply` reuses it)."""
+    fold = Fold(id=item.id, title=item.title, stub=stub, previous_state=item.state,
+                previous_stub=item.stub, content_hash=item.content_hash,
+                state=ItemState.COMPACTED, tokens_before=engine.sent_tokens(item.id),
+                tokens_after=0)
+    priced = engine.price(item, **folded_changes(compaction_id, fold, item))
+    fold.tokens_after = priced.cost
+    return fold, priced
 
 
 def created_cost(engine: ContextEngine, item: ContextItem) -> int:

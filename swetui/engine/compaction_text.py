@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 from typing import Any
 
 from swetui.engine.items import ContextItem, ItemKind
@@ -24,11 +23,14 @@ _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _MARKED = re.compile(r"[_./]|[A-Za-z][A-Z]").search
 _IDENT_CACHE: dict[str, frozenset[str]] = {}
 _IDENT_CACHE_MAX = 20_000
+_TOKEN_CACHE: dict[str, tuple[str, ...]] = {}
+"""Raw token → the identifiers it stands for (mostly none): one C-level lookup per token."""
+_TOKEN_CACHE_MAX = 200_000
+_NONE: tuple[str, ...] = ()
 
 Counter = Callable[[str], int]
 
 
-@lru_cache(maxsize=200_000)
 def _classify(token: str) -> tuple[str, ...]:
     """The identifiers one raw token stands for (usually none, or the token itself)."""
     token = token.strip("./-")
@@ -63,14 +65,22 @@ def _is_word_identifier(word: str) -> bool:
 def clear_caches() -> None:
     """Forget memoised identifiers (benchmarks measure a cold start with this)."""
     _IDENT_CACHE.clear()
-    _classify.cache_clear()
+    _TOKEN_CACHE.clear()
 
 
 def identifiers(text: str) -> set[str]:
     """File paths and code identifiers (snake_case, CamelCase, dotted names) in `text`:
     what a compaction must keep visible somewhere in headers, summaries or the index."""
-    # plain words never qualify; map/union keep the per-token work in C
-    return set().union(*map(_classify, filter(_MARKED, set(_TOKEN.findall(text)))))
+    tokens = set(_TOKEN.findall(text))
+    new = tokens.difference(_TOKEN_CACHE)
+    if new:
+        if len(_TOKEN_CACHE) + len(new) > _TOKEN_CACHE_MAX:
+            _TOKEN_CACHE.clear()
+            new = tokens
+        for token in new:  # plain words (no `_./` nor camel hump) never qualify
+            _TOKEN_CACHE[token] = _classify(token) if _MARKED(token) else _NONE
+    # set difference, map, filter and union keep the per-token work in C
+    return set().union(*filter(None, map(_TOKEN_CACHE.__getitem__, tokens)))
 
 
 def cached_identifiers(text: str, digest: str) -> frozenset[str]:

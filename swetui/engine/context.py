@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from swetui.engine.assembly import AssemblyResult, assemble
@@ -27,6 +28,22 @@ class UnknownItem(KeyError):
 
     def __str__(self) -> str:
         return f"no context item {self.args[0]!r}"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Priced:
+    """A change to one item, priced by the engine (`ContextEngine.price`): the changed item,
+    what the budget will charge for it, and the item it was made from. `commit` puts it in
+    place without pricing it again, provided the item has not changed since."""
+
+    item: ContextItem
+    cost: int
+    base: ContextItem
+    engine: ContextEngine
+
+
+class StaleChange(ValueError):
+    """A priced change whose item changed since it was priced."""
 
 
 class ContextEngine:
@@ -236,11 +253,34 @@ class ContextEngine:
         the one rule both the gauge and compaction previews use."""
         return self._sent_cost(item.model_copy(update=changes) if changes else item)
 
-    def _replace(self, item: ContextItem, reason: str) -> None:
+    def price(self, item: ContextItem, **changes: Any) -> Priced:
+        """`item` with `changes` (state, stub, pinned, meta; not its content) and its cost as
+        the budget will charge it, ready to `commit`. Nothing changes until then."""
+        if "content" in changes or "content_hash" in changes or "tokens" in changes:
+            raise ValueError("price() changes how an item is sent, not its content")
+        changed = item.model_copy(update=changes)
+        if (item.kind is ItemKind.TOOL_CALL and "meta" in changes
+                and changed.meta.get("arguments") != item.meta.get("arguments")):
+            changed = self._prepare(changed, force=True)  # arguments are part of its cost
+        return Priced(changed, self._sent_cost(changed), item, self)
+
+    def commit(self, changes: Iterable[Priced], *, reason: str = "changed") -> None:
+        """Put priced changes in place as one batch, without pricing them again (the
+        per-layer totals move by each item's difference, exactly as `update` would)."""
+        changes = list(changes)
+        for change in changes:  # all or nothing
+            if change.engine is not self or self._items.get(change.item.id) is not change.base:
+                raise StaleChange(f"{change.item.id} changed since it was priced")
+        with self.batch(reason):
+            for change in changes:
+                self._replace(change.item, reason, change.cost)
+
+    def _replace(self, item: ContextItem, reason: str, cost: int | None = None) -> None:
         old = self._items.get(item.id)
         if old is not None:
             self._layer_tokens[old.effective_layer] -= self._sent.get(old.id, 0)
-        cost = self._sent_cost(item)
+        if cost is None:
+            cost = self._sent_cost(item)
         self._items[item.id] = item
         self._sent[item.id] = cost
         self._layer_tokens[item.effective_layer] += cost

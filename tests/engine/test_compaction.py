@@ -279,3 +279,61 @@ def test_a_compaction_can_be_undone_after_the_session_is_resumed(tmp_path):
     undo(resumed.engine)
     assert resumed.engine.assemble().request.canonical_json() == before
     resumed.close()
+
+
+def test_apply_reuses_the_planned_items_and_reprices_what_changed_since():
+    engine = session(14)
+    plan = compactor.plan(engine)
+    priced = plan._priced
+    tool_folds = [f for f in plan.folds if engine.get(f.id).kind is ItemKind.TOOL_CALL]
+    retitled, restubbed = tool_folds[0], tool_folds[1]
+    # changed after planning without touching content or state: apply folds the new item
+    engine.update(retitled.id, title="renamed after the plan")
+    restubbed.stub = "edited stub in the preview"
+    restubbed.tokens_after = engine.cost_if(engine.get(restubbed.id),
+                                            state=ItemState.COMPACTED, stub=restubbed.stub)
+    plan.tokens_after += restubbed.tokens_after - priced[restubbed.id].cost
+    compactor.apply(engine, plan)
+    assert engine.get(retitled.id).title == "renamed after the plan"
+    assert engine.get(retitled.id).state is ItemState.COMPACTED
+    assert engine.get(restubbed.id).stub == "edited stub in the preview"
+    reused = [f.id for f in plan.folds if f.id not in (retitled.id, restubbed.id)]
+    assert all(engine.get(item_id) is priced[item_id].item for item_id in reused)
+    assert plan.tokens_after == engine.budget().total == engine.recount_all().total
+    assert engine.assemble().total == engine.budget().total
+
+
+def test_identifiers_are_the_same_cold_and_warm():
+    from swetui.engine.compaction_text import clear_caches
+
+    text = ("see src/core/config_1.py and ParseConfig.load_value; self.resolve_index_3(x) "
+            "plain words only, a-b, HTTPServer x.y _private v2.0 --flag path/to/")
+    clear_caches()
+    cold = identifiers(text)
+    assert identifiers(text) == cold
+    clear_caches()
+    assert identifiers(text + " more") == cold
+    assert {"src/core/config_1.py", "ParseConfig.load_value", "HTTPServer", "_private"} <= cold
+    assert "plain" not in cold and "words" not in cold
+
+
+def test_engine_price_and_commit_keep_the_totals_exact_and_refuse_stale_changes():
+    from swetui.engine.context import StaleChange
+
+    engine = session(3)
+    call = next(item for item in engine if item.kind is ItemKind.TOOL_CALL)
+    message = next(item for item in engine if item.kind is ItemKind.USER_MESSAGE)
+    changes = [engine.price(call, state=ItemState.COMPACTED, stub="one line",
+                            meta={**call.meta, "note": 1}),
+               engine.price(message, state=ItemState.DROPPED)]
+    assert changes[0].cost == engine.cost_if(call, state=ItemState.COMPACTED, stub="one line")
+    assert changes[1].cost == 0
+    assert engine.get(call.id) is call  # pricing changes nothing
+    engine.commit(changes, reason="test")
+    assert engine.get(call.id).stub == "one line" and engine.sent_tokens(call.id) == changes[0].cost
+    assert engine.budget().total == engine.recount_all().total == engine.assemble().total
+    with pytest.raises(StaleChange):  # the item changed since it was priced
+        engine.commit([engine.price(call, state=ItemState.INCLUDED)])
+    with pytest.raises(ValueError):
+        engine.price(call, content="new text")
+    assert engine.get(call.id) is changes[0].item
