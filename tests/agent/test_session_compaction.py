@@ -24,12 +24,18 @@ async def run_turns(session: AgentSession, turns: int) -> None:
         assert finished.error is None, finished.error
 
 
-async def test_manual_compaction_folds_and_undo_restores_the_request(workspace):
+async def twelve_turns_on_a_big_file(workspace) -> AgentSession:
+    """A session long enough to compact: twelve turns, each reading a 600-line file."""
     (workspace / "big.py").write_text("".join(f"def function_{n}():\n    return {n}\n"
                                               for n in range(300)))
     session = AgentSession.open(LaunchOptions(path=workspace), env={},
                                 provider=ScriptedProvider(*script(12)))
     await run_turns(session, 12)
+    return session
+
+
+async def test_manual_compaction_folds_and_undo_restores_the_request(workspace):
+    session = await twelve_turns_on_a_big_file(workspace)
     before = session.engine.assemble().request.canonical_json()
     preview = session.preview_compaction()
     assert preview.folds and preview.tokens_after < preview.tokens_before
@@ -75,11 +81,7 @@ async def test_compaction_that_would_not_save_tokens_is_not_applied(workspace):
 
 
 async def test_undo_compaction_after_resume(workspace):
-    (workspace / "big.py").write_text("".join(f"def function_{n}():\n    return {n}\n"
-                                              for n in range(300)))
-    session = AgentSession.open(LaunchOptions(path=workspace), env={},
-                                provider=ScriptedProvider(*script(12)))
-    await run_turns(session, 12)
+    session = await twelve_turns_on_a_big_file(workspace)
     before = session.engine.assemble().request.canonical_json()
     assert await session.compact("manual") is not None
     reopened = AgentSession.open(LaunchOptions(path=workspace, resume=session.session_id),
