@@ -94,7 +94,19 @@ class Toolbox:
         return await self._reported(call, self._dispatch(call))
 
     async def resume(self, action: PendingAction) -> ToolResult:
-        """Await the decision on an action restored from a session log, then carry it out."""
+        """Await the decision on an action restored from a session log, then carry it out.
+        A deny rule (remembered since, or by hand) still denies it; nothing allows it
+        unasked: a restored action comes back pending."""
+        verdict = self._decide(action)
+        if verdict.verdict == "deny":
+            decision = Decision(approved=False, reason=verdict.why)
+            if action.id in self.queue:
+                self.queue.resolve(action.id, decision, by="rule")
+
+            async def denied() -> ToolResult:
+                return self._denied(action, decision, by_rule=True)
+
+            return await self._reported(action.call, denied())
         return await self._reported(action.call, self._await(action))
 
     def undo(self, force: bool = False) -> str:

@@ -199,3 +199,24 @@ async def test_restored_action_decided_before_resume(agent_bus: EventBus, make_t
     result = await toolbox.resume(action)
     assert result.content == "The user denied this action: no"
     assert not (ws_root / "later.txt").exists()
+
+
+async def test_restored_action_is_denied_by_a_deny_rule_and_never_allowed_by_one(
+        make_toolbox, ws_root: Path, agent_bus: EventBus):
+    from swetui.config import ApprovalRule
+
+    toolbox = make_toolbox("ask")
+    denied = toolbox.prepare(tool_call("write_file", path="secret/plan.txt", content="x\n"))
+    allowed = toolbox.prepare(tool_call("write_file", path="notes.txt", content="y\n"))
+    toolbox.rules.workspace.add(ApprovalRule(action="deny", kind="path", pattern="secret/**"))
+    toolbox.rules.workspace.add(ApprovalRule(action="allow", kind="path", pattern="notes.txt"))
+    toolbox.queue.restore([denied, allowed])
+    result = await toolbox.resume(denied)
+    assert result.is_error and "not run" in result.content
+    assert not (ws_root / "secret" / "plan.txt").exists()
+    resumed = asyncio.create_task(toolbox.resume(allowed))
+    await asyncio.sleep(0.05)
+    assert [action.id for action in toolbox.queue.pending()] == [allowed.id]  # still asks
+    assert not (ws_root / "notes.txt").exists()
+    toolbox.queue.approve(allowed.id)
+    assert not (await resumed).is_error and (ws_root / "notes.txt").exists()
