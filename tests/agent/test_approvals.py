@@ -211,7 +211,7 @@ async def test_restored_action_is_denied_by_a_deny_rule_and_never_allowed_by_one
     toolbox.rules.workspace.add(ApprovalRule(action="deny", kind="path", pattern="secret/**"))
     toolbox.rules.workspace.add(ApprovalRule(action="allow", kind="path", pattern="notes.txt"))
     toolbox.queue.restore([denied, allowed])
-    result = await toolbox.resume(denied)
+    result = await asyncio.wait_for(toolbox.resume(denied), 5)  # no waiting on the user
     assert result.is_error and "not run" in result.content
     assert not (ws_root / "secret" / "plan.txt").exists()
     resumed = asyncio.create_task(toolbox.resume(allowed))
