@@ -9,6 +9,7 @@ apply).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal, NamedTuple
 
 from swetui.agent.events import PendingAction
@@ -34,7 +35,27 @@ def protection(action: PendingAction) -> str | None:
     or hand-made action cannot drop its own protection."""
     if action.kind == "bash":
         return CommandReader(action.cwd).danger(action.command or "")
-    return protected_path_reason(action.path)
+    return protected_path_reason(action.path) or _protected_target(action)
+
+
+def _protected_target(action: PendingAction) -> str | None:
+    """A write through a symlink is judged by where it lands: `link -> .git/config` inside
+    the workspace writes under .git/ as surely as naming it."""
+    if not action.path or not action.cwd:
+        return None
+    root = Path(action.cwd)
+    try:
+        target = (root / action.path).resolve()
+        real_root = root.resolve()
+    except (OSError, RuntimeError):
+        return "writes through a path that cannot be resolved"
+    if not target.is_relative_to(real_root):
+        return "writes outside the workspace"
+    landed = target.relative_to(real_root).as_posix()
+    if landed == action.path:
+        return None
+    reason = protected_path_reason(landed)
+    return f"{reason} (through a link at {action.path})" if reason else None
 
 
 def _describe(rule: ApprovalRule) -> str:

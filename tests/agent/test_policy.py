@@ -104,3 +104,22 @@ def test_a_restored_action_cannot_drop_its_protection(tmp_path: Path):
 def test_unknown_mode_is_refused():
     with pytest.raises(ValueError, match="unknown mode"):
         Policy("yolo")  # type: ignore[arg-type]
+
+
+def test_a_write_through_a_link_into_git_is_protected(tmp_path):
+    import os
+
+    from swetui.agent.events import PendingAction
+    from swetui.agent.policy import protection
+    from swetui.messages import ToolCall
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    os.symlink(".git/config", tmp_path / "innocent.txt")
+    action = PendingAction(id="a1", call=ToolCall(id="c1", name="write_file", arguments={}),
+                           kind="write", path="innocent.txt", command=None, cwd=str(tmp_path),
+                           diff="", hunks=[], old_content="[core]\n", new_content="x")
+    reason = protection(action)
+    assert reason is not None and ".git/" in reason and "innocent.txt" in reason
+    plain = action.model_copy(update={"path": "plain.txt"})
+    assert protection(plain) is None
