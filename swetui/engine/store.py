@@ -204,7 +204,7 @@ def list_sessions(directory: Path) -> list[SessionInfo]:
     """Sessions in a workspace, newest first, with the first user input as a title."""
     infos = []
     try:
-        paths = sorted(directory.glob("*.jsonl"))
+        paths = sorted(path for path in directory.glob("*.jsonl") if path.is_file())
     except OSError:
         return []
     for path in paths:

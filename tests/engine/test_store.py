@@ -108,3 +108,11 @@ def test_hand_damaged_event_fields_are_skipped_not_fatal(tmp_path):
     store = SessionStore(tmp_path, "s")
     store.continue_from(loaded)
     assert store.append("turn_started", {"turn": 2, "text": "again"})["seq"] == 6
+
+
+def test_a_directory_named_like_a_session_is_not_a_session(tmp_path):
+    (tmp_path / "odd.jsonl").mkdir()
+    store = SessionStore(tmp_path, "real")
+    store.append("turn_started", {"turn": 1, "text": "hello"})
+    store.close()
+    assert [info.session_id for info in list_sessions(tmp_path)] == ["real"]
