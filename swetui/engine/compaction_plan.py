@@ -73,22 +73,6 @@ class CompactionPlan(BaseModel):
                 f"(−{self.reduction:.0f}%)")
 
 
-def cost_as_sent(engine: ContextEngine, item: ContextItem, *, state: ItemState,
-                 stub: str | None) -> int:
-    """What the engine's budget charges for `item` in `state` with `stub` (the engine's own
-    rule, so a plan's `tokens_after` is exact)."""
-    return engine.cost_if(item, state=state, stub=stub)
-
-
-def make_fold(engine: ContextEngine, item: ContextItem, stub: str | None) -> Fold:
-    """A fold of `item` to `compacted` with `stub`, with its cost before and after."""
-    return Fold(id=item.id, title=item.title, stub=stub, previous_state=item.state,
-                previous_stub=item.stub, content_hash=item.content_hash,
-                state=ItemState.COMPACTED,
-                tokens_before=engine.sent_tokens(item.id),
-                tokens_after=cost_as_sent(engine, item, state=ItemState.COMPACTED, stub=stub))
-
-
 def fold_record(compaction_id: str, fold: Fold) -> dict[str, Any]:
     """What a folded item keeps in its meta to be undone: the compaction and its state
     and stub before."""

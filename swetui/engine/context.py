@@ -250,8 +250,8 @@ class ContextEngine:
 
     def cost_if(self, item: ContextItem, **changes: Any) -> int:
         """What the budget would charge for `item` with `changes` (state, stub, pinned):
-        the one rule both the gauge and compaction previews use."""
-        return self._sent_cost(item.model_copy(update=changes) if changes else item)
+        the same rule `price` applies, which compaction plans use."""
+        return self.price(item, **changes).cost if changes else self._sent_cost(item)
 
     def price(self, item: ContextItem, **changes: Any) -> Priced:
         """`item` with `changes` (state, stub, pinned, meta; not its content) and its cost as
