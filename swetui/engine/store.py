@@ -200,19 +200,25 @@ def _repair_tail(path: Path, data: bytes, complete: bool) -> None:
         pass
 
 
+def session_files(directory: Path) -> list[Path]:
+    """The workspace's session files, newest first (by modification time)."""
+    try:
+        found = [(path.stat().st_mtime, path) for path in directory.glob("*.jsonl")
+                 if path.is_file()]
+    except OSError:
+        return []
+    return [path for _, path in sorted(found, key=lambda pair: (pair[0], pair[1].name),
+                                       reverse=True)]
+
+
 def list_sessions(directory: Path) -> list[SessionInfo]:
     """Sessions in a workspace, newest first, with the first user input as a title."""
     infos = []
-    try:
-        paths = sorted(path for path in directory.glob("*.jsonl") if path.is_file())
-    except OSError:
-        return []
-    for path in paths:
+    for path in session_files(directory):
         loaded = load_session(path) if path.stat().st_size < 50_000_000 else None
         events = loaded.events if loaded else []
         title = next((str(event.get("text", ""))[:60] for event in events
                       if event.get("type") == "turn_started"), "")
         infos.append(SessionInfo(path.stem, path, path.stat().st_mtime, len(events),
                                  title or "(no input yet)"))
-    infos.sort(key=lambda info: info.modified, reverse=True)
     return infos

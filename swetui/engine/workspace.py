@@ -18,7 +18,7 @@ from swetui.engine.bus import EventBus
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind
 from swetui.engine.sources import memory_items, system_items
-from swetui.engine.store import SessionLog, SessionStore, list_sessions, load_session
+from swetui.engine.store import SessionLog, SessionStore, load_session, session_files
 from swetui.engine.tokens import TokenCounter
 from swetui.messages import ToolSchema
 from swetui.paths import WorkspacePaths
@@ -129,11 +129,11 @@ def _find_session(paths: WorkspacePaths, resume: str | None, continue_last: bool
             raise WorkspaceError(f"no session {resume!r} in {paths.sessions} "
                                  "(`swetui sessions` lists them)")
         return load_session(candidate, repair=True)
-    sessions = list_sessions(paths.sessions)
-    if not sessions:
+    newest = next(iter(session_files(paths.sessions)), None)  # no need to read the others
+    if newest is None:
         notices.append("no earlier session to continue; starting a new one")
         return None
-    return load_session(sessions[0].path, repair=True)
+    return load_session(newest, repair=True)
 
 
 def _replay(engine: ContextEngine, events: list[dict[str, Any]]) -> None:
