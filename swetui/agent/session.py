@@ -15,7 +15,6 @@ from pydantic import BaseModel
 
 from swetui.agent.event_log import EventLog
 from swetui.agent.notes import SessionNotes
-from swetui.agent.tools.base import ToolResult
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
 from swetui.agent.transcript import rebuild_transcript
 from swetui.agent.turn import TurnLoop
@@ -149,9 +148,6 @@ class AgentSession:
 
     def record(self, event_type: str, data: dict[str, Any], *, commit: bool = True) -> None:
         self.workspace.record(event_type, data, commit=commit)
-
-    def error_result(self, message: str, *, summary: str) -> ToolResult:
-        return ToolResult(content=f"Error: {message}", is_error=True, summary=summary)
 
     # -- compaction ------------------------------------------------------------------------
 

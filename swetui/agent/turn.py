@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from swetui.agent.tools.base import ToolError
 from swetui.agent.turn_events import (
     AnswerChunk,
     ModelCallFinished,
@@ -233,10 +234,10 @@ class TurnLoop:
             self.publish(ToolCallStarted(turn=self.turn, call_id=call.id, name=call.name,
                                          arguments=arguments))
             if call.arguments is None:
-                result = self.session.error_result(
+                result = ToolError(
                     f"the arguments of your {call.name} call were not valid JSON "
                     f"({call.error or 'could not be decoded'}); send the call again with a "
-                    "valid JSON object", summary=f"malformed arguments for {call.name}")
+                    "valid JSON object", summary=f"malformed arguments for {call.name}").result()
             else:
                 self.running = call.id
                 result = await self.session.toolbox.run(
