@@ -9,9 +9,9 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
-IGNORED_DIRS = frozenset({".git", ".swetui", ".venv", "venv", "node_modules", "__pycache__",
-                          ".mypy_cache", ".pytest_cache", ".ruff_cache", "dist", "build",
-                          ".tox", ".idea", ".vscode", "target"})
+from swetui.engine.files import BUILD_DIRS, TOOL_DIRS
+
+IGNORED_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui", ".vscode", "target"}
 KEY_FILES = ("README.md", "README.rst", "README", "pyproject.toml", "setup.py", "setup.cfg",
              "requirements.txt", "package.json", "Cargo.toml", "go.mod", "Makefile",
              "Dockerfile", "AGENTS.md", "CLAUDE.md", ".github/workflows")

@@ -18,13 +18,11 @@ from pathlib import Path
 
 from swetui.engine.compaction_text import identifiers
 from swetui.engine.context import ContextEngine
+from swetui.engine.files import BUILD_DIRS, TOOL_DIRS, looks_binary
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.sources import read_text_file
 
-IGNORED_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".swetui", ".venv", "venv", "node_modules", "__pycache__",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", ".idea",
-})
+IGNORED_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui"}
 MAX_FILE_BYTES = 64_000
 """A named file is cut here (the task layer is ≤ 20% of the window)."""
 MAX_GREP_FILE_BYTES = 1_000_000
@@ -246,7 +244,7 @@ def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
                     data = handle.read(MAX_GREP_FILE_BYTES + 1)
             except OSError:
                 continue
-            if len(data) > MAX_GREP_FILE_BYTES or b"\x00" in data[:8192]:
+            if len(data) > MAX_GREP_FILE_BYTES or looks_binary(data):
                 continue
             lower = data.lower()
             if not any(needle in lower for needle in needles):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swetui.engine.assembly import tool_schema_text
+from swetui.engine.files import looks_binary
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.messages import ToolSchema
 
@@ -39,7 +40,7 @@ def read_text_file(path: Path, max_bytes: int) -> LoadedText | None:
     non-UTF-8 is decoded with replacement characters; both are noted."""
     with open(path, "rb") as handle:
         data = handle.read(max_bytes + 1)
-    if b"\x00" in data[:8192]:
+    if looks_binary(data):
         return None
     notes = []
     if len(data) > max_bytes:

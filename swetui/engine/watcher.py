@@ -17,13 +17,13 @@ from pathlib import Path
 from watchfiles import Change, awatch
 
 from swetui.engine.context import ContextEngine
+from swetui.engine.files import TOOL_DIRS
 from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 
 log = logging.getLogger(__name__)
 
-IGNORED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules",
-                          "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"})
+IGNORED_DIRS = TOOL_DIRS  # not .swetui: session notes under .swetui/memory are watched
 WATCHED_STATE = (".swetui", "memory")
 """The one part of `.swetui/` that is watched: session notes."""
 TEMP_SUFFIXES = ("~", ".swp", ".swx", ".swo", ".tmp", ".part", ".crdownload", ".bak")

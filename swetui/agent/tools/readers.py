@@ -21,14 +21,13 @@ from swetui.agent.tools.base import (
 )
 from swetui.agent.tools.sensitive import glob_to_regex, is_secret_file
 from swetui.agent.tools.workspace import (
-    BINARY_SNIFF,
     HASH_LIMIT,
     IGNORED_DIRS,
     ReadLedger,
     Workspace,
-    is_binary,
 )
 from swetui.config import Settings
+from swetui.engine.files import BINARY_SNIFF, looks_binary
 
 MAX_LINE_CHARS = 2_000
 MAX_LIST_ENTRIES = 500
@@ -74,7 +73,7 @@ def read_file(ws: Workspace, ledger: ReadLedger, settings: Settings,
     cut_by_bytes = lossy = long_lines = False
     with real.open("rb") as handle:
         head = handle.read(BINARY_SNIFF)
-        if is_binary(head):
+        if looks_binary(head):
             raise ToolError(f"{rel} is a binary file ({_size(size)}); it is not shown as text.",
                             summary=f"refused: {rel} is binary ({_size(size)})", path=rel)
         handle.seek(0)
@@ -237,7 +236,7 @@ def grep(ws: Workspace, settings: Settings, args: GrepArgs) -> ToolResult:
             data = path.read_bytes()
         except OSError:
             continue
-        if is_binary(data):
+        if looks_binary(data):
             skipped["binary"] += 1
             continue
         found = False

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swetui.agent.tools.base import ToolError
+from swetui.engine.files import looks_binary
 
 # Directories no search descends into: VCS data, our own state, environments, caches.
 IGNORED_DIRS = frozenset({
     ".git", ".hg", ".svn", ".swetui", ".venv", "node_modules", "__pycache__",
     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
 })
-BINARY_SNIFF = 8192
 HASH_LIMIT = 64 * 1024 * 1024
 """Files larger than this are not hashed into the ledger (and cannot be edited)."""
 
@@ -115,11 +115,6 @@ class ReadLedger:
         return stamp is not None and stamp.sha256 != sha256_bytes(current)
 
 
-def is_binary(head: bytes) -> bool:
-    """A NUL byte in the first block is the same test git and grep use."""
-    return b"\x00" in head[:BINARY_SNIFF]
-
-
 @dataclass(frozen=True)
 class TextFile:
     """A text file decoded for editing, with what is needed to write it back alike."""
@@ -140,7 +135,7 @@ class TextFile:
 def decode_text(data: bytes, rel: str) -> TextFile:
     """Decode a file for editing; binary and non-UTF-8 files are refused because writing
     them back through text would corrupt them."""
-    if is_binary(data):
+    if looks_binary(data):
         raise ToolError(f"{rel} is a binary file; it cannot be edited as text.",
                         summary=f"refused: {rel} is binary", path=rel)
     bom = data.startswith(b"\xef\xbb\xbf")

@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".swetui", "node_modules", "__pycache__",
-                       ".venv", "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-                       ".tox", "dist", "build", ".idea", ".vscode"})
+from swetui.engine.files import BUILD_DIRS, TOOL_DIRS
+
+SKIP_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui", ".vscode"}
 MAX_FILES = 50_000
 """Files indexed for `@path` completion at most (a huge tree stays responsive)."""
 MAX_SHOWN = 12
