@@ -9,7 +9,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast, get_args
+from typing import TYPE_CHECKING, Any, cast, get_args
 
 from pydantic import BaseModel
 
@@ -28,6 +28,10 @@ from swetui.engine.sources import read_text_file
 from swetui.engine.workspace import Workspace, open_workspace
 from swetui.options import LaunchOptions
 from swetui.providers.events import StreamError, TextDelta
+
+if TYPE_CHECKING:
+    from swetui.agent.events import PendingAction
+    from swetui.agent.tools.base import ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +67,10 @@ class AgentSession:
         self._background: set[asyncio.Task[Any]] = set()
         self._deferred: list[Any] = []
         self._watcher: Any = None
+        self.restored: list[PendingAction] = []
+        """Actions that were pending when the last process ended, restored pending."""
+        self._restored_results: list[tuple[PendingAction, ToolResult]] = []
+        self._restored_settled = asyncio.Event()
         logs = workspace.paths.logs / f"{workspace.session_id}.log" \
             if workspace.store.persistent else None
         self.event_log = EventLog(logs)
@@ -386,17 +394,37 @@ class AgentSession:
                 actions.append(PendingAction.model_validate(data))
             except ValueError:
                 self.bus.publish(EngineNotice(message="a pending approval could not be restored"))
-        if not actions:
+        self.restored = self.queue.restore(actions)
+        for action in self.restored:
+            self.toolbox.deny_by_rule(action)
+        if not self.restored:
+            self._restored_settled.set()
             return
-        self.queue.restore(actions)
-        for action in actions:
-            self._spawn(self._resume_action(action))
+        self._spawn(self._resume_all(self.restored))
 
-    async def _resume_action(self, action: Any) -> None:
+    async def _resume_all(self, actions: list[PendingAction]) -> None:
+        # Concurrently: the user may decide restored actions in any order.
+        try:
+            outcomes = await asyncio.gather(
+                *(self._resume_action(action) for action in actions), return_exceptions=True)
+            for action, outcome in zip(actions, outcomes, strict=True):
+                if isinstance(outcome, Exception):
+                    log.error("restored action %s failed", action.id, exc_info=outcome)
+        finally:
+            self._restored_settled.set()
+
+    async def restored_outcomes(self) -> list[tuple[PendingAction, ToolResult]]:
+        """Wait until every restored action was decided and carried out (after `start`);
+        each with its tool result, in the order they finished."""
+        await self._restored_settled.wait()
+        return list(self._restored_results)
+
+    async def _resume_action(self, action: PendingAction) -> None:
         result = await self.toolbox.resume(action)
+        self._restored_results.append((action, result))
         self.engine.add(ContextItem(
             id=self.engine.new_id("c"), kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
-            title=f"{action.call.name} (approved after restart)", content=result.content,
+            title=f"{action.call.name} (decided after restart)", content=result.content,
             origin=Origin.AGENT, turn_created=self.engine.turn,
             source=Source(path=result.path, tool_call_id=action.call.id),
             meta={"name": action.call.name, "arguments": action.call.arguments,

@@ -97,17 +97,25 @@ class Toolbox:
         """Await the decision on an action restored from a session log, then carry it out.
         A deny rule (remembered since, or by hand) still denies it; nothing allows it
         unasked: a restored action comes back pending."""
-        verdict = self._decide(action)
-        if verdict.verdict == "deny":
-            decision = Decision(approved=False, reason=verdict.why)
-            if action.id in self.queue:
-                self.queue.resolve(action.id, decision, by="rule")
+        decision = self.deny_by_rule(action)
+        if decision is not None:
 
             async def denied() -> ToolResult:
                 return self._denied(action, decision, by_rule=True)
 
             return await self._reported(action.call, denied())
         return await self._reported(action.call, self._await(action))
+
+    def deny_by_rule(self, action: PendingAction) -> Decision | None:
+        """Deny a restored action at once when a deny rule covers it (the decision it got,
+        or None): rules have their say before anyone is asked about it."""
+        verdict = self._decide(action)
+        if verdict.verdict != "deny":
+            return None
+        decision = Decision(approved=False, reason=verdict.why)
+        if action.id in self.queue:
+            self.queue.resolve(action.id, decision, by="rule")
+        return decision
 
     def undo(self, force: bool = False) -> str:
         """Restore the file changed by the last applied edit/write; returns a message."""

@@ -2,7 +2,8 @@
 
 Writes and commands are denied (and reported) unless `--yes`; protected actions (under
 `.git/`, `.env*`, keys, dangerous commands) are denied even then: they need a person's eyes
-in the full-screen workspace.
+in the full-screen workspace. Approvals left pending by a process that ended (`--continue`,
+`--resume`) are reported on stderr and decided the same way before the new prompt is sent.
 """
 
 from __future__ import annotations
@@ -96,30 +97,68 @@ class Printer:
         self.out.flush()
 
 
+def headless_verdict(action: Any, yes: bool) -> str | None:
+    """Why a headless run denies `action`, or None when it approves it: --yes approves,
+    protected actions never."""
+    from swetui.agent.policy import protection
+
+    # Recomputed from the action itself, never trusted from a stored flag.
+    reason = protection(action)
+    if reason:
+        return f"protected action ({reason}): it needs approval in the full-screen workspace"
+    if yes:
+        return None
+    return "not approved: this was a headless run without --yes"
+
+
+def describe_action(action: Any) -> str:
+    """What an action does, in one line (repr keeps control characters from the terminal)."""
+    if action.kind == "bash":
+        return f"command {action.command or ''!r}"
+    return f"{action.kind} {action.path or ''!r}"
+
+
+def _decide(session: Any, action: Any, yes: bool) -> str | None:
+    denial = headless_verdict(action, yes)
+    if denial is None:
+        session.queue.approve(action.id)
+    else:
+        session.queue.deny(action.id, denial)
+    return denial
+
+
 def _auto_decide(session: Any, yes: bool):
     """Answer approvals for a headless run: --yes approves, protected actions never."""
-    from swetui.agent.policy import protection
 
     def decide(event: Any) -> None:
         action = event.action
 
         def resolve() -> None:
-            if action.id not in {pending.id for pending in session.queue.pending()}:
-                return
-            # Recomputed from the action itself, never trusted from a stored flag.
-            reason = protection(action)
-            if yes and not reason:
-                session.queue.approve(action.id)
-            elif reason:
-                session.queue.deny(action.id, f"protected action ({reason}): it "
-                                   "needs approval in the full-screen workspace")
-            else:
-                session.queue.deny(action.id, "not approved: this was a headless run without "
-                                   "--yes")
+            if action.id in {pending.id for pending in session.queue.pending()}:
+                _decide(session, action, yes)
 
         asyncio.get_running_loop().call_soon(resolve)
 
     return decide
+
+
+async def _settle_restored(session: Any, yes: bool) -> None:
+    """Approvals left pending by a process that ended are reported, decided like new ones
+    and carried out before the new prompt, so the model sees their outcome first."""
+    if not session.restored:
+        return
+    approved: set[str] = set()
+    for action in session.restored:
+        print(f"swetui: pending approval from the last run: {describe_action(action)}",
+              file=sys.stderr)
+        # A deny rule may have decided it already; otherwise it is decided like a new one.
+        if action.id in session.queue and _decide(session, action, yes) is None:
+            approved.add(action.id)
+    session.start()
+    for action, result in await session.restored_outcomes():
+        outcome = f"approved (--yes): {result.summary}" if action.id in approved \
+            else result.summary
+        print(f"swetui:   {describe_action(action)}: {outcome}", file=sys.stderr)
 
 
 async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
@@ -132,8 +171,9 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
     printer = Printer(out)
     session.bus.subscribe(printer)
     session.bus.subscribe(_auto_decide(session, options.yes), ApprovalRequested)
-    session.start()
     try:
+        await _settle_restored(session, options.yes)
+        session.start()
         finished = await session.send(prompt)
     finally:
         await session.aclose()
