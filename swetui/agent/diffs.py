@@ -2,13 +2,13 @@
 
 The toolbox computes a `FileDiff` for every pending edit; the UI's diff view renders its
 hunks and the user accepts or rejects them one by one. `apply_hunks` then rebuilds the file
-from the same deterministic opcodes, so a hunk index always means the same change.
+from those hunks' own line ranges, so a hunk index always means the change the user saw.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
@@ -71,6 +71,8 @@ def compute_hunks(old: str, new: str, context: int = CONTEXT_LINES) -> list[Hunk
     """The hunks turning `old` into `new`."""
     old_lines, new_lines = split_lines(old), split_lines(new)
     hunks: list[Hunk] = []
+    # get_grouped_opcodes trims the matcher's cached opcode list in place: a matcher that
+    # has grouped must not be asked for its opcodes again (issue 9 truncated files that way).
     for group in _matcher(old_lines, new_lines).get_grouped_opcodes(context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         lines: list[str] = []
@@ -105,23 +107,38 @@ def unified_diff(old: str | None, new: str, path: str,
     return f"--- {source}\n+++ b/{path}\n{body}\n"
 
 
-def apply_hunks(old: str, new: str, accepted: Iterable[int]) -> str:
-    """`old` with only the accepted hunks (by index) of the `old` → `new` diff applied."""
+def _ranges(hunks: Iterable[Hunk]) -> list[tuple[int, int, int, int]]:
+    return [(h.old_start, h.old_count, h.new_start, h.new_count) for h in hunks]
+
+
+def apply_hunks(old: str, new: str, accepted: Iterable[int], *,
+                shown: Sequence[Hunk] | None = None) -> str:
+    """`old` with exactly the accepted hunks (by index) of `compute_hunks(old, new)` applied:
+    each accepted hunk's old lines replaced by its new lines, every other line kept as is.
+
+    `shown` are the hunks the user chose from (say, restored from an older session log);
+    a `ValueError` if they are not the hunks of this diff, since an index would then name
+    another change."""
+    hunks = compute_hunks(old, new)
+    if shown is not None and _ranges(shown) != _ranges(hunks):
+        raise ValueError("the hunks shown are not the hunks of this change")
     keep = set(accepted)
+    unknown = sorted(keep - {hunk.index for hunk in hunks})
+    if unknown:
+        raise ValueError(f"no hunk {unknown[0]} in this edit (it has {len(hunks)} hunks)")
     old_lines, new_lines = split_lines(old), split_lines(new)
-    matcher = _matcher(old_lines, new_lines)
-    # Map every change to the hunk that shows it, using the same grouping as compute_hunks.
-    owner: dict[tuple[int, int, int, int], int] = {}
-    for index, group in enumerate(matcher.get_grouped_opcodes(CONTEXT_LINES)):
-        for tag, a1, a2, b1, b2 in group:
-            if tag != "equal":
-                owner[(a1, a2, b1, b2)] = index
     out: list[str] = []
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
-        if tag != "equal" and owner.get((a1, a2, b1, b2)) in keep:
-            out += new_lines[b1:b2]
+    done = 0  # old lines before this index are already in `out`
+    for hunk in hunks:
+        # Hunks are ordered and disjoint; their ranges include the (identical) context.
+        start = hunk.old_start - 1
+        out += old_lines[done:start]
+        if hunk.index in keep:
+            out += new_lines[hunk.new_start - 1:hunk.new_start - 1 + hunk.new_count]
         else:
-            out += old_lines[a1:a2]
+            out += old_lines[start:start + hunk.old_count]
+        done = start + hunk.old_count
+    out += old_lines[done:]
     return "".join(out)
 
 

@@ -273,7 +273,14 @@ class Toolbox:
                                   path=action.path, summary="denied: every hunk rejected",
                                   data={"action_id": action.id, "hunks_kept": [],
                                         "hunks_rejected": rejected})
-            final = apply_hunks(old, proposed, kept)
+            try:
+                final = apply_hunks(old, proposed, kept, shown=action.hunks)
+            except ValueError as exc:
+                return ToolResult(content=f"Nothing was changed in {action.path}: {exc} (the "
+                                  "diff was computed differently when it was shown). Propose "
+                                  "the change again.", is_error=True, path=action.path,
+                                  summary="refused: hunks no longer match",
+                                  data={"action_id": action.id})
             if rejected:
                 notes.append(self._partial_note(action, kept, rejected))
         else:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from swetui.agent.diffs import apply_hunks, compute_hunks, unified_diff
 
 OLD = "".join(f"line {n}\n" for n in range(1, 41))
@@ -47,3 +49,45 @@ def test_form_feed_is_not_a_line_break():
     old, new = "x\x0cy\nz\n", "x\x0cy\nZ\n"
     assert len(compute_hunks(old, new)[0].lines) == 3
     assert apply_hunks(old, new, [0]) == new
+
+
+def numbered(count: int) -> list[str]:
+    return [f"line {n}\n" for n in range(1, count + 1)]
+
+
+def test_partial_hunks_of_a_100_line_file_keep_every_other_line():
+    # Issue 9: keeping one hunk (or both) of a 100-line file wrote a 17-line file.
+    old_lines = numbered(100)
+    new_lines = list(old_lines)
+    new_lines[49], new_lines[59] = "LINE 50\n", "LINE 60\n"
+    old, new = "".join(old_lines), "".join(new_lines)
+    assert [h.header for h in compute_hunks(old, new)] == ["@@ -47,7 +47,7 @@",
+                                                           "@@ -57,7 +57,7 @@"]
+    first_only = list(old_lines)
+    first_only[49] = "LINE 50\n"
+    second_only = list(old_lines)
+    second_only[59] = "LINE 60\n"
+    assert apply_hunks(old, new, [0]) == "".join(first_only)
+    assert apply_hunks(old, new, [1]) == "".join(second_only)
+    assert apply_hunks(old, new, [0, 1]) == new
+    assert apply_hunks(old, new, []) == old
+
+
+def test_every_hunk_kept_of_a_40_line_file_keeps_the_last_line():
+    # Issue 9: a 40-line file lost its last line with every hunk kept.
+    old = "".join(numbered(40))
+    new = old.replace("line 20\n", "line twenty\n")
+    assert apply_hunks(old, new, [0]) == new
+    assert apply_hunks(old, new, []) == old
+
+
+def test_applying_twice_gives_the_same_file():
+    # The first call must not leave the matcher's shared state trimmed for the next one.
+    old = "".join(numbered(30))
+    new = old.replace("line 15\n", "fifteen\n")
+    assert apply_hunks(old, new, [0]) == apply_hunks(old, new, [0]) == new
+
+
+def test_an_unknown_hunk_index_is_refused():
+    with pytest.raises(ValueError, match="no hunk 2 .*2 hunks"):
+        apply_hunks(OLD, NEW.replace("line 38.5\n", ""), [2])
