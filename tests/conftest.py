@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property-based tests: the default run is derandomised (the same examples every time, no
+# example database, no deadline), so it cannot flake on a loaded machine. A randomised run,
+# with many more examples, is on demand: SWETUI_HYPOTHESIS=random python -m pytest ...
+_UNTIMED = {"deadline": None, "database": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("default", derandomize=True, max_examples=100, **_UNTIMED)
+settings.register_profile("random", max_examples=1000, print_blob=True, **_UNTIMED)
+_PROFILE = os.environ.get("SWETUI_HYPOTHESIS", "default")
+if _PROFILE not in ("default", "random"):
+    raise pytest.UsageError(f"SWETUI_HYPOTHESIS={_PROFILE!r}: use 'default' or 'random'")
+settings.load_profile(_PROFILE)
 
 
 @pytest.fixture(autouse=True)
