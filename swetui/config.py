@@ -68,6 +68,12 @@ class Settings(BaseModel):
     """Bytes of one file a tool reads at most."""
     bash_timeout: float = Field(default=120.0, gt=0)
     """Seconds a shell command may run by default."""
+    sandbox: Literal["auto", "off"] = "auto"
+    """`auto`: commands run confined by the kernel where the system allows it (Linux with
+    Landlock and user namespaces); `off`: never, and every command the reader cannot prove
+    harmless asks, in every mode."""
+    sandbox_network: bool = False
+    """Let confined commands use the network (off: they see only their own loopback)."""
     request_timeout: float = Field(default=120.0, gt=0)
     """Seconds to wait for a model's first byte."""
     warn_turns: int = 25

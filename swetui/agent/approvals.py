@@ -116,9 +116,14 @@ class ApprovalQueue:
 
     def approve(self, action_id: str, *, hunks: list[int] | None = None,
                 edited: str | None = None, remember: Remember = "once",
-                rule_pattern: str | None = None) -> Decision:
-        """Approve an action, optionally only some hunks, or with user-edited content."""
+                rule_pattern: str | None = None, unconfined: bool = False) -> Decision:
+        """Approve an action, optionally only some hunks, or with user-edited content;
+        `unconfined` runs an approved command outside the sandbox (never remembered)."""
         action = self.get(action_id)
+        if unconfined and action.kind != "bash":
+            raise ValueError("only a command can run unconfined")
+        if unconfined and remember != "once":
+            raise ValueError("running unconfined is a one-off choice; it is not remembered")
         if hunks is not None:
             if action.kind == "bash":
                 raise ValueError("a command has no hunks to select")
@@ -129,7 +134,7 @@ class ApprovalQueue:
                                  f"(it has {len(action.hunks)} hunks)")
         decision = Decision(approved=True, hunks=sorted(set(hunks)) if hunks is not None
                             else None, edited=edited, remember=remember,
-                            rule_pattern=rule_pattern)
+                            rule_pattern=rule_pattern, unconfined=unconfined)
         self.resolve(action_id, decision)
         return decision
 

@@ -57,6 +57,9 @@ class PendingAction(BaseModel):
     """The pattern a remembered decision would use (command prefix or path)."""
     summary: str = ""
     """One line: "edit src/app.py (+2 −1)", "run: pytest -q"."""
+    sandbox_denied: str | None = None
+    """Set on the offer made when the sandbox blocked a confined run (the line that showed
+    it): approving this action runs the command outside the sandbox."""
     created_at: datetime = Field(default_factory=_now)
 
 
@@ -73,6 +76,9 @@ class Decision(BaseModel):
     remember: Remember = "once"
     rule_pattern: str | None = None
     """The pattern to remember instead of the action's `rule_hint`."""
+    unconfined: bool = False
+    """Run the approved command outside the sandbox (the user's explicit, marked choice;
+    never remembered by a rule)."""
 
 
 class ApprovalRequested(BaseModel):
@@ -106,6 +112,17 @@ class ToolStarted(BaseModel):
     model_config = ConfigDict(frozen=True)
     call: ToolCall
     started_at: datetime = Field(default_factory=_now)
+
+
+class CommandStarted(BaseModel):
+    """An approved command is about to run: logged (durably) so a command that was running
+    when swetui died is reported on resume."""
+
+    model_config = ConfigDict(frozen=True)
+    action_id: str
+    call_id: str
+    command: str
+    confined: bool
 
 
 class ToolFinished(BaseModel):

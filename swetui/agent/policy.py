@@ -1,9 +1,11 @@
 """The safety policy: whether an action is allowed at once, must ask, or is denied.
 
-Order (DESIGN §4, §9): a protected path or a dangerous command always asks (a remembered
-allow never skips it; a deny rule still denies); then deny rules; then allow rules; then
-the mode (ask: everything asks; auto-edit: edits and writes apply, commands ask; auto: all
-apply).
+Order (DESIGN §4, §9): deny rules deny; a protected path or a dangerous command always asks
+(a remembered allow never skips it); then allow rules; then the mode (ask: everything asks;
+auto-edit: edits and writes apply, commands ask; auto: all apply).
+
+Commands that a rule or the mode lets through run inside the kernel sandbox. Where there is
+no sandbox, only commands the reader can prove harmless (an allow-list) pass unasked.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Literal, NamedTuple
 from swetui.agent.events import PendingAction
 from swetui.agent.rules import allowed_by, rule_matches
 from swetui.agent.tools.commands import CommandReader
+from swetui.agent.tools.harmless import is_harmless
 from swetui.agent.tools.sensitive import protected_path_reason
 from swetui.config import ApprovalRule, Mode
 
@@ -79,8 +82,22 @@ class Policy:
         self._mode = mode
 
     def decide(self, action: PendingAction, session_rules: Sequence[ApprovalRule] = (),
-               workspace_rules: Sequence[ApprovalRule] = ()) -> PolicyDecision:
-        """allow / ask / deny for `action`, with the reason."""
+               workspace_rules: Sequence[ApprovalRule] = (), *,
+               sandboxed: bool = True) -> PolicyDecision:
+        """allow / ask / deny for `action`, with the reason. `sandboxed` says whether an
+        allowed command would run confined by the kernel."""
+        verdict = self._decide(action, session_rules, workspace_rules)
+        if verdict.verdict != "allow" or action.kind != "bash":
+            return verdict
+        if action.sandbox_denied is not None:
+            return PolicyDecision("ask", "runs outside the sandbox: always asks", "protected")
+        if not sandboxed and not is_harmless(action.command or "", action.cwd):
+            return PolicyDecision("ask", "no sandbox on this system: only commands that are "
+                                  "plainly read-only run without asking", "mode")
+        return verdict
+
+    def _decide(self, action: PendingAction, session_rules: Sequence[ApprovalRule],
+                workspace_rules: Sequence[ApprovalRule]) -> PolicyDecision:
         rules = [*session_rules, *workspace_rules]
         for rule in rules:
             if rule.action == "deny" and rule_matches(rule, action):

@@ -48,7 +48,7 @@ class AgentSession:
     def __init__(self, workspace: Workspace, provider: Any, model: str, *, mode: Mode,
                  env: Mapping[str, str]) -> None:
         from swetui.agent.approvals import ApprovalQueue
-        from swetui.agent.events import ApprovalDecided, ApprovalRequested
+        from swetui.agent.events import ApprovalDecided, ApprovalRequested, CommandStarted
         from swetui.agent.toolbox import Toolbox
 
         self.workspace = workspace
@@ -77,6 +77,7 @@ class AgentSession:
         self.bus.subscribe(self.event_log)
         self.bus.subscribe(self._record_approval, ApprovalRequested)
         self.bus.subscribe(self._record_approval, ApprovalDecided)
+        self.bus.subscribe(self._record_command, CommandStarted)
         self.engine.model = model
 
     # -- opening ---------------------------------------------------------------------------
@@ -98,6 +99,7 @@ class AgentSession:
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
         session._restore_calibration()
         session._restore_pending()
+        session._close_unfinished()
         return session
 
     def _restore_calibration(self) -> None:
@@ -377,6 +379,37 @@ class AgentSession:
                 "decision": event.decision.model_dump(mode="json"),  # type: ignore[attr-defined]
                 "by": getattr(event, "by", "user")})
 
+    def _record_command(self, event: Any) -> None:
+        # Durable before the command starts: if swetui dies while it runs, resume knows.
+        self.record("command_started", {"action_id": event.action_id, "call_id": event.call_id,
+                                        "command": event.command, "confined": event.confined})
+
+    def _close_unfinished(self) -> None:
+        """Give every call the last process left unanswered a result that says why, so the
+        model and the user learn what happened (a killed command above all)."""
+        from swetui.agent.unfinished import unfinished_calls
+
+        for call in unfinished_calls(self.workspace.replayed):
+            self._add_result(call.call_id, call.name, call.arguments, call.content,
+                             call.summary, is_error=True, path=None,
+                             title=f"{call.name} ({call.summary})")
+            if call.command is not None:
+                self.notices.append(f"a command was running when swetui stopped and was "
+                                    f"killed with it: {call.command}")
+
+    def _add_result(self, call_id: str, name: str, arguments: dict[str, Any], content: str,
+                    summary: str, *, is_error: bool, path: str | None, title: str) -> None:
+        self.engine.add(ContextItem(
+            id=self.engine.new_id("c"), kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
+            title=title, content=content, origin=Origin.AGENT, turn_created=self.engine.turn,
+            source=Source(path=path, tool_call_id=call_id),
+            meta={"name": name, "arguments": arguments, "is_error": is_error,
+                  "summary": summary}))
+        self.record("tool_result", {"turn": self.engine.turn, "call_id": call_id,
+                                    "name": name, "summary": summary,
+                                    "content": content[:20_000], "is_error": is_error,
+                                    "path": path})
+
     def _restore_pending(self) -> None:
         """Actions that were waiting when the last process ended come back pending."""
         from swetui.agent.events import PendingAction
@@ -422,17 +455,9 @@ class AgentSession:
     async def _resume_action(self, action: PendingAction) -> None:
         result = await self.toolbox.resume(action)
         self._restored_results.append((action, result))
-        self.engine.add(ContextItem(
-            id=self.engine.new_id("c"), kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
-            title=f"{action.call.name} (decided after restart)", content=result.content,
-            origin=Origin.AGENT, turn_created=self.engine.turn,
-            source=Source(path=result.path, tool_call_id=action.call.id),
-            meta={"name": action.call.name, "arguments": action.call.arguments,
-                  "is_error": result.is_error, "summary": result.summary}))
-        self.record("tool_result", {"turn": self.engine.turn, "call_id": action.call.id,
-                                    "name": action.call.name, "summary": result.summary,
-                                    "content": result.content[:20_000],
-                                    "is_error": result.is_error, "path": result.path})
+        self._add_result(action.call.id, action.call.name, action.call.arguments,
+                         result.content, result.summary, is_error=result.is_error,
+                         path=result.path, title=f"{action.call.name} (decided after restart)")
 
     def _spawn(self, coroutine: Any) -> None:
         try:
@@ -453,6 +478,7 @@ class AgentSession:
         self.cancel()
         for task in list(self._background):
             task.cancel()
+        self.toolbox.close()
         await self.provider.aclose()
         self.event_log.close()
         self.workspace.close()

@@ -13,6 +13,7 @@ import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from swetui.agent.approvals import ApprovalQueue
@@ -20,6 +21,7 @@ from swetui.agent.checkpoints import Checkpoints
 from swetui.agent.diffs import apply_hunks, compute_hunks, diff_stats, unified_diff
 from swetui.agent.events import (
     ApprovalDecided,
+    CommandStarted,
     Decision,
     EditUndone,
     ModeChanged,
@@ -27,9 +29,11 @@ from swetui.agent.events import (
     RulesChanged,
     ToolFinished,
     ToolStarted,
+    new_action_id,
 )
 from swetui.agent.policy import Policy, PolicyDecision
 from swetui.agent.rules import RuleBook, first_words
+from swetui.agent.sandbox import Sandbox
 from swetui.agent.tools import files, readers
 from swetui.agent.tools.base import (
     BashArgs,
@@ -72,7 +76,13 @@ class Toolbox:
         self.rules = rules or RuleBook(self.root)
         self.checkpoints = checkpoints if checkpoints is not None else Checkpoints(self.root)
         self.policy = Policy(mode or settings.mode)
+        self.sandbox = Sandbox(self.root, enabled=settings.sandbox != "off",
+                               network=settings.sandbox_network)
         self._recall = recall
+
+    def close(self) -> None:
+        """Remove the sandbox's private temp directory."""
+        self.sandbox.close()
 
     @property
     def schemas(self) -> tuple[ToolSchema, ...]:
@@ -197,11 +207,16 @@ class Toolbox:
             workspace_rules = self.rules.workspace.list()
         except ConfigError as exc:
             # Without the workspace's deny rules nothing may pass unasked.
-            verdict = self.policy.decide(action, self.rules.session.list(), [])
+            verdict = self.policy.decide(action, self.rules.session.list(), [],
+                                         sandboxed=self._sandboxed(action))
             if verdict.verdict == "allow":
                 return PolicyDecision("ask", f"workspace rules unreadable: {exc}", "mode")
             return verdict
-        return self.policy.decide(action, self.rules.session.list(), workspace_rules)
+        return self.policy.decide(action, self.rules.session.list(), workspace_rules,
+                                  sandboxed=self._sandboxed(action))
+
+    def _sandboxed(self, action: PendingAction) -> bool:
+        return action.kind == "bash" and self.sandbox.available
 
     def _publish_decided(self, action: PendingAction, decision: Decision, by: str) -> None:
         self.bus.publish(ApprovalDecided(action_id=action.id, decision=decision,
@@ -331,14 +346,51 @@ class Toolbox:
 
     async def _apply_bash(self, action: PendingAction, decision: Decision) -> ToolResult:
         command = (decision.edited or "").strip() or action.command or ""
-        timeout = action.timeout or self.settings.bash_timeout
-        result = await run_command(command, str(self.root), timeout)
-        data = {**result.data, "action_id": action.id, "command": command}
+        unconfined = decision.unconfined or action.sandbox_denied is not None
+        result = await self._run_bash(action, command, confine=not unconfined)
+        denied = result.data.get("sandbox_denied")
+        if denied and not unconfined:
+            result = await self._offer_unconfined(action, command, str(denied), result)
+        notes = []
         if command != action.command:
-            return result.model_copy(update={
-                "content": f"The user changed the command before running it.\n{result.content}",
-                "data": data})
-        return result.model_copy(update={"data": data})
+            notes.append("The user changed the command before running it.")
+        if unconfined and action.sandbox_denied is None:
+            notes.append("The user chose to run this command outside the sandbox.")
+        content = "\n".join([*notes, result.content])
+        data = {**result.data, "action_id": action.id, "command": command}
+        return result.model_copy(update={"content": content, "data": data})
+
+    async def _run_bash(self, action: PendingAction, command: str, *,
+                        confine: bool) -> ToolResult:
+        timeout = action.timeout or self.settings.bash_timeout
+        confined = confine and self.sandbox.available
+        self.bus.publish(CommandStarted(action_id=action.id, call_id=action.call.id,
+                                        command=command, confined=confined))
+        return await run_command(command, str(self.root), timeout, sandbox=self.sandbox,
+                                 confine=confined)
+
+    async def _offer_unconfined(self, action: PendingAction, command: str, denied: str,
+                                confined: ToolResult) -> ToolResult:
+        """The sandbox blocked something: ask whether to run it outside, never assume."""
+        short = command if len(command) <= 60 else command[:59] + "…"
+        offer = action.model_copy(update={
+            "id": new_action_id(), "command": command, "sandbox_denied": denied,
+            "protected": "runs outside the sandbox", "summary": f"run unconfined: {short}",
+            "created_at": datetime.now(UTC)})
+        verdict = self._decide(offer)
+        if verdict.verdict == "deny":
+            return confined
+        decision = await self.queue.submit(offer)
+        if not decision.approved:
+            why = f": {decision.reason}" if decision.reason else ""
+            return confined.model_copy(update={
+                "content": f"{confined.content}\n[the user declined to run it outside the "
+                           f"sandbox{why}]"})
+        command = (decision.edited or "").strip() or command
+        result = await self._run_bash(offer, command, confine=False)
+        return result.model_copy(update={
+            "content": f"The sandbox blocked the first run ({denied}); the user approved "
+                       f"running it outside the sandbox.\n{result.content}"})
 
     async def _recall_exchange(self, args: RecallArgs) -> ToolResult:
         if self._recall is None:

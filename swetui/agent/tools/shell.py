@@ -16,6 +16,7 @@ import tempfile
 import time
 from typing import BinaryIO
 
+from swetui.agent.sandbox import SETUP_FAILED, Sandbox, setup_failure
 from swetui.agent.tools.base import ToolResult
 
 MAX_TIMEOUT = 600.0
@@ -26,6 +27,11 @@ KILL_GRACE = 2.0
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 SECRET_PREFIXES = ("ANTHROPIC_", "OPENAI_")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+DENIAL = re.compile(r"Permission denied|Read-only file system|Operation not permitted|"
+                    r"Could not resolve host|Network is unreachable|Temporary failure in name "
+                    r"resolution|Name or service not known|No address associated|"
+                    r"Cannot assign requested address|getaddrinfo", re.IGNORECASE)
+"""What a command prints when the sandbox stopped it (or may have)."""
 
 
 def scrubbed_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -81,15 +87,34 @@ def _read_capped(handle: BinaryIO, cap: int) -> tuple[str, int, int]:
     return text, dropped, total
 
 
+def sandbox_denial(text: str) -> str | None:
+    """The first output line that looks like the sandbox refused something, or None."""
+    for line in text.splitlines():
+        if DENIAL.search(line):
+            return line.strip()[:200]
+    return None
+
+
 async def run_command(command: str, cwd: str, timeout: float,
-                      output_cap: int = OUTPUT_CAP) -> ToolResult:
-    """Run `command` with `/bin/sh -c` semantics (bash when present) and report."""
+                      output_cap: int = OUTPUT_CAP, *, sandbox: Sandbox | None = None,
+                      confine: bool = True) -> ToolResult:
+    """Run `command` with `/bin/sh -c` semantics (bash when present) and report.
+
+    With a `sandbox`, the command runs through its exec helper: confined by the kernel when
+    `confine` (and the system has the sandbox), and tied to swetui's life either way.
+    """
     started = time.monotonic()
+    confined = sandbox is not None and confine and sandbox.available
+    if sandbox is not None:
+        argv = await asyncio.to_thread(sandbox.argv, command, shell_path(), confine=confined)
+    else:
+        argv = [shell_path(), "-c", command]
     # Output goes to a temp file, not a pipe: a background child that keeps the pipe open
-    # would otherwise hold the tool until it exits.
-    with tempfile.TemporaryFile() as sink:
+    # would otherwise hold the tool until it exits. In the sandbox's private temp directory
+    # so `> /dev/stdout` (a reopen of that file) is allowed inside it.
+    with tempfile.TemporaryFile(dir=sandbox.scratch if sandbox is not None else None) as sink:
         process = await asyncio.create_subprocess_exec(
-            shell_path(), "-c", command, cwd=cwd, env=scrubbed_environment(),
+            *argv, cwd=cwd, env=scrubbed_environment(),
             stdin=asyncio.subprocess.DEVNULL, stdout=sink, stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
@@ -106,10 +131,18 @@ async def run_command(command: str, cwd: str, timeout: float,
     text = ANSI.sub("", text)
     elapsed = time.monotonic() - started
     code = process.returncode
+    if sandbox is not None and code == SETUP_FAILED:
+        failure = setup_failure(text)
+        if failure is not None:
+            return ToolResult(content=f"$ {command}\nThe command did not run: the sandbox "
+                              f"could not start ({failure}).", is_error=True,
+                              summary="not run: the sandbox could not start",
+                              data={"exit_code": None, "sandbox_failed": failure})
     notes = []
     if dropped:
         notes.append(f"[output cut: {total:,} bytes in all; the middle "
                      f"{dropped:,} bytes are not shown]")
+    denied = sandbox_denial(text) if confined and code not in (0, None) else None
     if timed_out:
         notes.append(f"[timed out after {timeout:g} s: the command and its children were "
                      "killed]")
@@ -119,8 +152,13 @@ async def run_command(command: str, cwd: str, timeout: float,
         lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
         summary = f"exit {code} · {lines:,} {'line' if lines == 1 else 'lines'} of output " \
                   f"· {elapsed:.1f} s"
+    if denied:
+        notes.append("[it ran in the sandbox, which may have blocked it: writes outside the "
+                     "workspace, into .git/ or .swetui/, reading secret files and the network "
+                     "are not allowed there]")
     body = text.rstrip("\n") or "(no output)"
     return ToolResult(content=f"$ {command}\n{body}\n" + "\n".join(notes),
                       is_error=timed_out or code != 0, summary=summary,
                       data={"exit_code": code, "timed_out": timed_out,
-                            "duration": round(elapsed, 3), "output_bytes": total})
+                            "duration": round(elapsed, 3), "output_bytes": total,
+                            "confined": confined, "sandbox_denied": denied})

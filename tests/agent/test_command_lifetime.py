@@ -1,0 +1,81 @@
+"""Commands die with swetui, however swetui dies (SIGKILL included), confined or not; and a
+command that was running when it died is reported on resume, to the user and to the model."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from swetui.agent.sandbox import probe
+from tests.agent.test_sandbox import processes_with
+
+
+def start_run(workspace: Path, prompt: str, *args: str) -> subprocess.Popen[str]:
+    env = {key: value for key, value in os.environ.items()
+           if not key.endswith("_API_KEY") and key != "SWETUI_MODEL"}
+    return subprocess.Popen([sys.executable, "-m", "swetui", "run", prompt, *args],
+                            cwd=workspace, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def wait_for(condition, what: str, deadline: float = 60.0) -> None:
+    """Wait on a condition with a generous deadline (a loaded machine is slow)."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def session_events(workspace: Path) -> list[dict]:
+    [log] = (workspace / ".swetui" / "sessions").glob("*.jsonl")
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(params=["sandbox", "unconfined"])
+def confinement(request: pytest.FixtureRequest, isolated_config: Path) -> str:
+    if request.param == "sandbox" and not probe().available:
+        pytest.skip(f"no kernel sandbox here: {probe().detail}")
+    if request.param == "unconfined":
+        config = isolated_config / "swetui"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "config.toml").write_text('sandbox = "off"\n')
+    return str(request.param)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
+def test_a_running_command_dies_with_swetui_and_is_reported_on_resume(
+        workspace: Path, confinement: str, sig: signal.Signals) -> None:
+    marker = f"swetui-life-{os.getpid()}-{workspace.parent.name}-{sig.name}"
+    command = f"echo started > started.txt; (exec -a {marker} sleep 300) & exec -a {marker} " \
+              "sleep 300"
+    swetui = start_run(workspace, f'run "{command}"', "--yes", "--mode", "auto")
+    try:
+        wait_for(lambda: len(processes_with(marker)) == 2, "the command to start")
+        os.kill(swetui.pid, sig)
+        swetui.wait(timeout=60)
+        wait_for(lambda: not processes_with(marker), "the command to die with swetui")
+    finally:
+        if swetui.poll() is None:
+            swetui.kill()
+        for pid in processes_with(marker):
+            os.kill(pid, signal.SIGKILL)
+    assert (workspace / "started.txt").exists()
+
+    resumed = subprocess.run([sys.executable, "-m", "swetui", "run", "--continue", "list files"],
+                             cwd=workspace, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "a command was running when swetui stopped" in resumed.stderr
+    assert marker in resumed.stderr
+    results = [event for event in session_events(workspace) if event["type"] == "tool_result"
+               and event["name"] == "bash"]
+    assert len(results) == 1 and "killed" in results[0]["summary"]
+    assert "may have partly run" in results[0]["content"]
