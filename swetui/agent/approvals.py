@@ -147,8 +147,9 @@ class ApprovalQueue:
         return decision
 
     def approve_all(self) -> int:
-        """Approve every pending action as proposed; returns how many."""
-        ids = [action.id for action in self.pending()]
+        """Approve every pending action as proposed; returns how many. An offer to run a
+        command outside the sandbox is never approved in bulk."""
+        ids = [action.id for action in self.pending() if action.sandbox_denied is None]
         for action_id in ids:
             self.approve(action_id)
         return len(ids)

@@ -111,6 +111,15 @@ class AgentSession:
                                          int(event.get("estimated_input", 0)))
                 return
 
+    def sandbox_notice(self) -> str | None:
+        """A line for the user when commands cannot be confined here (waits for the
+        probe: call it off the event loop)."""
+        status = self.toolbox.sandbox_status
+        if status.available:
+            return None
+        return (f"no sandbox: {status.detail}. Commands run unconfined, so every command "
+                "that is not plainly read-only asks, in every mode.")
+
     @property
     def notices(self) -> list[str]:
         return self.workspace.notices

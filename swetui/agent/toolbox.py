@@ -33,7 +33,7 @@ from swetui.agent.events import (
 )
 from swetui.agent.policy import Policy, PolicyDecision
 from swetui.agent.rules import RuleBook, first_words
-from swetui.agent.sandbox import Sandbox
+from swetui.agent.sandbox import Sandbox, SandboxStatus, probe_in_background
 from swetui.agent.tools import files, readers
 from swetui.agent.tools.base import (
     BashArgs,
@@ -78,11 +78,18 @@ class Toolbox:
         self.policy = Policy(mode or settings.mode)
         self.sandbox = Sandbox(self.root, enabled=settings.sandbox != "off",
                                network=settings.sandbox_network)
+        if self.sandbox.enabled:
+            probe_in_background()
         self._recall = recall
 
     def close(self) -> None:
         """Remove the sandbox's private temp directory."""
         self.sandbox.close()
+
+    @property
+    def sandbox_status(self) -> SandboxStatus:
+        """Whether commands run confined here, and why not."""
+        return self.sandbox.status
 
     @property
     def schemas(self) -> tuple[ToolSchema, ...]:

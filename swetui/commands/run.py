@@ -169,7 +169,8 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
     from swetui.agent.session import AgentSession
 
     session = AgentSession.open(options)
-    for notice in session.notices:
+    sandbox = await asyncio.to_thread(session.sandbox_notice)
+    for notice in [*session.notices, *([sandbox] if sandbox else [])]:
         print(f"swetui: {notice}", file=sys.stderr)
     printer = Printer(out)
     session.bus.subscribe(printer)

@@ -9,13 +9,13 @@ read other processes' environment or memory, nor signal them; and it dies with s
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,8 +46,25 @@ class SandboxStatus:
     detail: str
 
 
-@functools.cache
+_probed: list[SandboxStatus] = []
+_probe_lock = threading.Lock()
+
+
 def probe() -> SandboxStatus:
+    """Whether this system can confine commands (tried once per process, then remembered)."""
+    with _probe_lock:
+        if not _probed:
+            _probed.append(_probe())
+        return _probed[0]
+
+
+def probe_in_background() -> None:
+    """Start the probe now so the first command does not wait for it."""
+    if not _probed:
+        threading.Thread(target=probe, name="swetui-sandbox-probe", daemon=True).start()
+
+
+def _probe() -> SandboxStatus:
     """Run the helper once, confined, on a scratch directory: the only honest test."""
     if not sys.platform.startswith("linux"):
         return SandboxStatus(False, f"no kernel sandbox on {sys.platform}")

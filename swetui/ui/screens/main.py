@@ -115,6 +115,7 @@ class WorkspaceScreen(Screen[None]):
         if callable(start):
             start()
         self._index_files()
+        self._check_sandbox()
         self._check_size(self.size.width, self.size.height)
 
     def on_unmount(self) -> None:
@@ -229,6 +230,17 @@ class WorkspaceScreen(Screen[None]):
         await self.commands.run(text)
         self.header.mode = self.session.mode
         self.header.model = self.session.model
+
+    @work(thread=True, group="sandbox", exclusive=True, exit_on_error=False)
+    def _check_sandbox(self) -> None:
+        notice = getattr(self.session, "sandbox_notice", lambda: None)()
+        if notice:
+            self.app.call_from_thread(self._sandbox_off, notice)
+
+    def _sandbox_off(self, notice: str) -> None:
+        self.header.sandbox_off = notice
+        self.header.tooltip = notice
+        self.transcript.notice(f"! {notice}", "warning")
 
     @work(thread=True, group="files", exclusive=True, exit_on_error=False)
     def _index_files(self) -> None:

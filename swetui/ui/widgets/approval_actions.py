@@ -42,7 +42,7 @@ class ApprovalActions:
         self.sync()
 
     def _approve(self, action: PendingAction, *, remember: Remember = "once",
-                 edited: str | None = None) -> None:
+                 edited: str | None = None, unconfined: bool = False) -> None:
         rejected = self.rejected.get(action.id, set())
         hunks: list[int] | None = None
         if rejected and edited is None and action.kind != "bash":
@@ -52,7 +52,7 @@ class ApprovalActions:
                 return
         try:
             decision = self.queue.approve(action.id, hunks=hunks, edited=edited,
-                                          remember=remember)
+                                          remember=remember, unconfined=unconfined)
         except UnknownActionError:
             self.notify("That action was already decided", severity="warning")
             self.sync()
@@ -74,14 +74,28 @@ class ApprovalActions:
         if (action := self.selected_action) is not None:
             self._approve(action, remember="workspace")
 
+    def action_approve_unconfined(self) -> None:
+        """Approve the selected command and run it outside the sandbox (a one-off)."""
+        action = self.selected_action
+        if action is not None and action.kind == "bash":
+            self._approve(action, unconfined=True)
+
     def action_approve_all(self) -> None:
-        """Approve every pending action as proposed."""
+        """Approve every pending action as proposed (never an unconfined run: that is
+        decided one by one)."""
+        skipped = 0
         for action in list(self.actions):
+            if action.sandbox_denied is not None:
+                skipped += 1
+                continue
             try:
                 decision = self.queue.approve(action.id)
             except UnknownActionError:
                 continue
             self._decided(action, decision)
+        if skipped:
+            self.notify("Running a command outside the sandbox is decided one at a time (y)",
+                        severity="warning")
 
     def action_deny(self) -> None:
         """Deny the selected action with a reason the model is told."""
@@ -155,7 +169,7 @@ class ApprovalActions:
             by_id = {action.id: action for action in self.actions}
             for action_id, approve in choices.items():
                 action = by_id.get(action_id)
-                if action is None:
+                if action is None or (approve and action.sandbox_denied is not None):
                     continue
                 try:
                     decision = (self.queue.approve(action_id) if approve else
@@ -169,6 +183,9 @@ class ApprovalActions:
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in {"toggle_hunk", "next_hunk", "previous_hunk"}:
             return self._has_hunks() or None
+        if action == "approve_unconfined":
+            selected = self.selected_action
+            return (selected is not None and selected.kind == "bash") or None
         if action in {"approve", "deny", "edit", "approve_session", "approve_workspace",
                       "approve_all", "batch_review"}:
             return self.selected_action is not None or None

@@ -104,6 +104,13 @@ class ActionPreview(Vertical):
         text.append_text(code)
         text.append("\n\ncwd  ", style="dim")
         text.append(action.cwd)
+        text.append("\nruns  ", style="dim")
+        if action.sandbox_denied is not None:
+            text.append("OUTSIDE the sandbox if approved", style="bold red")
+            text.append("\nblocked  ", style="dim")
+            text.append(action.sandbox_denied)
+        else:
+            text.append("in the sandbox (u: approve and run it unconfined)")
         if action.timeout is not None:
             text.append("\ntimeout  ", style="dim")
             text.append(f"{action.timeout:g}s")

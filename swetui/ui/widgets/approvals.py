@@ -56,6 +56,7 @@ class ApprovalQueuePane(ApprovalActions, Widget):
         Binding("n", "deny", "Deny"),
         Binding("Y,A", "approve_all", "Approve all"),
         Binding("E", "edit", "Edit+approve"),
+        Binding("u", "approve_unconfined", "Run unconfined", show=False),
         Binding("s", "approve_session", "Allow session", show=False),
         Binding("w", "approve_workspace", "Allow always", show=False),
         Binding("space", "toggle_hunk", "Hunk on/off"),
@@ -157,7 +158,9 @@ class ApprovalQueuePane(ApprovalActions, Widget):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{KIND_ICONS.get(action.kind, '•')} ", style="bold")
         text.append(action_title(action))
-        if action.protected:
+        if action.sandbox_denied is not None:
+            text.append(" ⚠ unconfined", style="bold red")
+        elif action.protected:
             text.append(" ⚠", style="bold red")
         return Option(text, id=action.id)
 

@@ -41,6 +41,8 @@ class WorkspaceHeader(Widget):
     pending: reactive[int] = reactive(0)
     show_badge: reactive[bool] = reactive(True)
     busy: reactive[bool] = reactive(False)
+    sandbox_off: reactive[str] = reactive("")
+    """Why commands are not confined here ("" when they are)."""
 
     def render(self) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -52,6 +54,9 @@ class WorkspaceHeader(Widget):
         line.append("  ")
         mode_style = "bold red" if self.mode == "auto" else "bold"
         line.append(f"mode {self.mode}", style=mode_style)
+        if self.sandbox_off:
+            line.append("  ")
+            line.append(" no sandbox ", style="bold reverse red")
         if self.busy:
             line.append("  ● working", style="dim")
         if self.pending and self.show_badge:
