@@ -79,3 +79,35 @@ def test_a_running_command_dies_with_swetui_and_is_reported_on_resume(
                and event["name"] == "bash"]
     assert len(results) == 1 and "killed" in results[0]["summary"]
     assert "may have partly run" in results[0]["content"]
+
+
+def test_headless_never_runs_a_command_outside_the_sandbox(workspace: Path) -> None:
+    if not probe().available:
+        pytest.skip(f"no kernel sandbox here: {probe().detail}")
+    (workspace / ".git").mkdir()
+    done = subprocess.run([sys.executable, "-m", "swetui", "run",
+                           'run "cd .git && touch planted"', "--yes", "--mode", "auto"],
+                          cwd=workspace, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not (workspace / ".git" / "planted").exists()
+    assert "Read-only file system" in done.stdout
+    assert "declined to run it outside the sandbox" in " ".join(
+        event.get("content", "") for event in session_events(workspace))
+
+
+def test_headless_says_when_there_is_no_sandbox(workspace: Path, isolated_config: Path) -> None:
+    config = isolated_config / "swetui"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('sandbox = "off"\n')
+    done = subprocess.run([sys.executable, "-m", "swetui", "run",
+                           'run "touch made.txt"', "--yes", "--mode", "auto"],
+                          cwd=workspace, capture_output=True, text=True, timeout=120)
+    assert "no sandbox" in done.stderr
+    # --yes answers what asks, so it runs (unconfined, tied to swetui's life) ...
+    assert (workspace / "made.txt").exists()
+    # ... but in auto mode without --yes a command that is not plainly read-only asks.
+    denied = subprocess.run([sys.executable, "-m", "swetui", "run",
+                             'run "touch other.txt"', "--mode", "auto"],
+                            cwd=workspace, capture_output=True, text=True, timeout=120)
+    assert not (workspace / "other.txt").exists()
+    assert "denied" in denied.stdout
