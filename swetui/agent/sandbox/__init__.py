@@ -89,30 +89,34 @@ def _probe() -> SandboxStatus:
 
 
 def _walk_protected(root: Path) -> tuple[list[str], list[str]]:
-    """(read-only directories, secret files) in the workspace, symlinks not followed."""
+    """(read-only directories, secret files) in the workspace, symlinks not followed.
+
+    The per-entry test is a name check (`is_secret_file` on the name alone, plus "inside a
+    credential directory"), so a 10,000-file tree costs a scandir walk and little more."""
     readonly: list[str] = []
     secrets: list[str] = []
     seen = 0
-    stack = [root]
+    stack: list[tuple[str, bool]] = [(str(root), False)]
     while stack and seen < MAX_WALK:
-        directory = stack.pop()
+        directory, in_credentials = stack.pop()
         try:
-            entries = list(os.scandir(directory))
+            with os.scandir(directory) as iterator:
+                entries = list(iterator)
         except OSError:
             continue
+        seen += len(entries)
         for entry in entries:
-            seen += 1
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            rel = os.path.relpath(entry.path, root)
-            if is_dir and entry.name in READ_ONLY_DIRS:
+            name = entry.name
+            if is_dir and name in READ_ONLY_DIRS:
                 readonly.append(entry.path)
-            elif is_secret_file(rel):
+            elif in_credentials or is_secret_file(name):
                 secrets.append(entry.path)
-            elif is_dir and entry.name not in TOOL_DIRS:
-                stack.append(Path(entry.path))
+            elif is_dir and name not in TOOL_DIRS:
+                stack.append((entry.path, name in CREDENTIAL_DIRS))
     for name in READ_ONLY_DIRS:  # also a .git *file* (worktrees) or one made later
         path = root / name
         if str(path) not in readonly and path.exists():
