@@ -1,4 +1,5 @@
-"""Command line: `swetui [PATH]` and the headless commands `run`, `context`, `init`, `sessions`.
+"""Command line: `swetui [PATH]` and the headless commands `run`, `context`, `init`,
+`sessions`, `rules` and `trust`.
 
 Imports are lazy so `swetui --version` answers without loading Textual or the tokenizer.
 """
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from swetui import __version__
 
-COMMANDS = ("run", "context", "init", "sessions", "rules")
+COMMANDS = ("run", "context", "init", "sessions", "rules", "trust")
 EXIT_USAGE = 2
 
 
@@ -34,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A full-screen terminal workspace for an AI coding agent: see and steer "
                     "its context, approve its edits and commands.",
         epilog="commands: run PROMPT [PATH] · context [PATH] [--json] · init [PATH] · "
-               "sessions [PATH] · rules [PATH]  (swetui COMMAND --help for each)",
+               "sessions [PATH] · rules [PATH] · trust [PATH]  "
+               "(swetui COMMAND --help for each)",
     )
     parser.add_argument("--version", action="version", version=f"swetui {__version__}")
     parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
@@ -68,6 +70,18 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
                               "command prefix or a path glob), or remove one.")
         parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
         parser.add_argument("--remove", type=int, metavar="N", help="remove rule N")
+    elif command == "trust":
+        parser.description = ("Review what the workspace ships (.swetui/config.toml, "
+                              ".mcp.json) and trust it: until then swetui ignores those files "
+                              "and uses your own settings. A change to them asks again.")
+        parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
+        choice = parser.add_mutually_exclusive_group()
+        choice.add_argument("--yes", action="store_true",
+                            help="trust the files as shown, without asking")
+        choice.add_argument("--list", action="store_true", dest="list_all",
+                            help="list the trusted workspaces")
+        choice.add_argument("--revoke", action="store_true",
+                            help="forget the trust of the workspace")
     elif command == "sessions":
         parser.description = "List the workspace's sessions (reopen one with --resume ID)."
         parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
@@ -139,6 +153,11 @@ def _dispatch(command: str, args: argparse.Namespace) -> int:
             from swetui.commands.rules import show_rules
 
             return show_rules(Path(args.path), args.remove)
+        if command == "trust":
+            from swetui.commands.trust import show_trust
+
+            return show_trust(Path(args.path), yes=args.yes, list_all=args.list_all,
+                              revoke=args.revoke)
         if command == "sessions":
             from swetui.commands.sessions import show_sessions
 

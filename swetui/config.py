@@ -1,7 +1,9 @@
 """Settings: the user's and the workspace's `config.toml`, validated by pydantic.
 
-The workspace file overrides the user file, key by key. A bad file raises `ConfigError`
-whose message names the file, the line (where it can be found) and the field.
+The workspace file overrides the user file, key by key, once the user has trusted it
+(`swetui.trust`): until then it is ignored, since a cloned repository can ship one. A bad
+file raises `ConfigError` whose message names the file, the line (where it can be found)
+and the field.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from swetui.paths import WorkspacePaths, user_config_file
+from swetui.paths import user_config_file
+from swetui.trust import CONFIG, TrustState, TrustStore
 
 Mode = Literal["ask", "auto-edit", "auto"]
 
@@ -88,38 +91,47 @@ class Settings(BaseModel):
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return {}
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    return parse_toml(path, data)
+
+
+def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
+    """The TOML document in `data` (read from `path`, named in errors)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
 
-def _line_of(path: Path, key: str) -> int | None:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
+def _line_of(text: str, key: str) -> int | None:
     pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if pattern.match(line):
             return number
     return None
 
 
-def _validate(path: Path, data: dict[str, Any]) -> None:
+def validate(path: Path, data: dict[str, Any], text: str | None = None) -> Settings:
+    """`data` as settings, or a ConfigError naming `path`, the line and the field."""
     try:
-        Settings.model_validate(data)
+        return Settings.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
         field = ".".join(str(part) for part in error["loc"]) or "(top level)"
-        line = _line_of(path, str(error["loc"][0])) if error["loc"] else None
+        if text is None:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = ""
+        line = _line_of(text, str(error["loc"][0])) if error["loc"] else None
         where = f"{path}, line {line}" if line else str(path)
         message = error["msg"]
         if error["type"] == "extra_forbidden":
@@ -127,16 +139,21 @@ def _validate(path: Path, data: dict[str, Any]) -> None:
         raise ConfigError(f"{where}: {field}: {message}") from None
 
 
-def load_settings(workspace: Path | None, user_file: Path | None = None) -> Settings:
-    """Read the user config then the workspace config; each is validated on its own so
-    an error names the right file."""
+def load_settings(workspace: Path | None, user_file: Path | None = None,
+                  trust: TrustState | TrustStore | None = None) -> Settings:
+    """Read the user config, then the workspace config if the user trusts it (an untrusted
+    one is ignored whole: its deny rules are honoured by `WorkspaceRules` instead). Each is
+    validated on its own so an error names the right file."""
     user_path = user_file if user_file is not None else user_config_file()
-    merged: dict[str, Any] = {}
-    paths = [user_path]
+    merged = _read_toml(user_path)
+    validate(user_path, merged)
     if workspace is not None:
-        paths.append(WorkspacePaths(workspace).config_file)
-    for path in paths:
-        data = _read_toml(path)
-        _validate(path, data)
-        merged.update(data)
+        state = trust if isinstance(trust, TrustState) else \
+            (trust or TrustStore()).state(workspace, (CONFIG,))
+        content = state.trusted_content(CONFIG)
+        if content is not None:
+            path = state.root / CONFIG
+            data = parse_toml(path, content)
+            validate(path, data, content.decode("utf-8"))
+            merged.update(data)
     return Settings.model_validate(merged)

@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 from swetui import __version__
+from tests.trusted import trust_workspace
 
 
 def swetui(*args, cwd=None):
@@ -55,6 +56,7 @@ def test_missing_path_is_one_line_exit_2(tmp_path):
 def test_bad_config_is_one_line_exit_2(workspace):
     (workspace / ".swetui").mkdir()
     (workspace / ".swetui" / "config.toml").write_text("context_limit = 'lots'\n")
+    trust_workspace(workspace)
     result = swetui("context", str(workspace))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
@@ -89,6 +91,7 @@ def test_rules_are_listed_and_removed(workspace):
     config.write_text('mode = "ask"\n\n[[approval_rules]]\naction = "allow"\nkind = "command"\n'
                       'pattern = "git status"\n\n[[approval_rules]]\naction = "deny"\n'
                       'kind = "path"\npattern = "secrets/**"\n')
+    trust_workspace(workspace)
     listing = swetui("rules", str(workspace))
     assert "1. allow command git status" in " ".join(listing.stdout.split())
     assert "2. deny path secrets/**" in " ".join(listing.stdout.split())

@@ -1,6 +1,7 @@
 import pytest
 
 from swetui.config import ConfigError, load_settings
+from tests.trusted import trust_workspace
 
 
 def test_defaults_without_files(tmp_path):
@@ -13,6 +14,8 @@ def test_workspace_overrides_user(tmp_path):
     user.write_text('mode = "auto"\ncontext_limit = 100000\n')
     (tmp_path / ".swetui").mkdir()
     (tmp_path / ".swetui" / "config.toml").write_text("context_limit = 50000\n")
+    assert load_settings(tmp_path, user_file=user).context_limit == 100_000  # not trusted yet
+    trust_workspace(tmp_path)
     settings = load_settings(tmp_path, user_file=user)
     assert settings.mode == "auto" and settings.context_limit == 50_000
 
@@ -21,6 +24,7 @@ def test_bad_value_names_file_line_and_field(tmp_path):
     (tmp_path / ".swetui").mkdir()
     path = tmp_path / ".swetui" / "config.toml"
     path.write_text('mode = "ask"\ncompaction_threshold = 2.0\n')
+    trust_workspace(tmp_path)
     with pytest.raises(ConfigError) as error:
         load_settings(tmp_path, user_file=tmp_path / "none.toml")
     message = str(error.value)

@@ -8,9 +8,7 @@ Matching: a command rule is a prefix on word boundaries ("git status" matches
 from __future__ import annotations
 
 import builtins
-import os
 import shlex
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,8 +19,9 @@ from swetui.agent.events import Decision, PendingAction
 from swetui.agent.tools.commands import split_commands
 from swetui.agent.tools.sensitive import escape_glob, path_matches
 from swetui.agent.tools.workspace import atomic_write
-from swetui.config import ApprovalRule, ConfigError
+from swetui.config import ApprovalRule, ConfigError, parse_toml
 from swetui.paths import WorkspacePaths
+from swetui.trust import CONFIG, ShippedFile, TrustError, TrustStore, digest_of
 
 Scope = Literal["session", "workspace"]
 
@@ -109,12 +108,17 @@ class SessionRules:
     def __init__(self, rules: list[ApprovalRule] | None = None) -> None:
         self._rules: list[ApprovalRule] = list(rules or [])
 
-    def list(self) -> list[ApprovalRule]:
+    def stored(self) -> list[ApprovalRule]:
+        """Every rule kept in this scope, applied or not."""
         return list(self._rules)
+
+    def list(self) -> list[ApprovalRule]:
+        """The rules that apply (what the policy uses and `/rules` numbers)."""
+        return self.stored()
 
     def add(self, rule: ApprovalRule) -> bool:
         """Add `rule`; False when it was already there."""
-        rules = self.list()
+        rules = self.stored()
         if rule in rules:
             return False
         self._save([*rules, rule])
@@ -122,17 +126,18 @@ class SessionRules:
 
     def remove(self, which: int | ApprovalRule) -> ApprovalRule:
         """Remove a rule by its index in `list()` or by value; IndexError/ValueError if absent."""
-        rules = self.list()
+        rules = self.stored()
         if isinstance(which, int):
-            if not 0 <= which < len(rules):
-                raise IndexError(f"no rule {which}: there are {len(rules)} {self.scope} rules")
-            removed = rules.pop(which)
+            applied = self.list()
+            if not 0 <= which < len(applied):
+                raise IndexError(f"no rule {which}: there are {len(applied)} {self.scope} rules")
+            removed = applied[which]
         else:
             if which not in rules:
                 raise ValueError(f"no such {self.scope} rule: {which.action} {which.kind} "
                                  f"{which.pattern!r}")
-            rules.remove(which)
             removed = which
+        rules.remove(removed)
         self._save(rules)
         return removed
 
@@ -141,54 +146,90 @@ class SessionRules:
 
 
 class WorkspaceRules(SessionRules):
-    """Rules stored in the workspace's `.swetui/config.toml`, read fresh when it changes."""
+    """Rules stored in the workspace's `.swetui/config.toml`, read fresh when it changes.
+
+    A cloned repository can ship that file, so its allow rules apply only once the user has
+    trusted it (`swetui.trust`); its deny rules apply regardless, since they only narrow
+    what may run unasked. swetui's own writes (a rule the user remembers or removes) keep a
+    trusted file trusted; they never make an untrusted one trusted.
+    """
 
     scope: Scope = "workspace"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, store: TrustStore | None = None) -> None:
         super().__init__()
-        self.file = WorkspacePaths(root).config_file
-        self._seen: tuple[int, int] | None = None
+        self.root = WorkspacePaths(root).root
+        self.file = self.root / CONFIG
+        self.store = store or TrustStore()
+        self._seen: tuple[object, ...] | None = None
+        self._trusted = False
 
-    def _load(self) -> dict[str, Any]:
-        try:
-            text = self.file.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{self.file}: cannot be read ({exc})") from None
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{self.file}: not valid TOML: {exc}") from None
+    def _read(self, *, writing: bool = False) -> tuple[ShippedFile | None, dict[str, Any]]:
+        """The file as read once (hashed and parsed from the same bytes) and its data. A
+        file swetui does not use (a link out of the workspace, a FIFO) holds no rules, and
+        is never written through."""
+        shipped = self.store.state(self.root, (CONFIG,)).file(CONFIG)
+        if shipped is None:
+            return None, {}
+        if shipped.content is None:
+            if writing:
+                raise ConfigError(f"{self.file}: {shipped.problem}")
+            return shipped, {}
+        return shipped, parse_toml(self.file, shipped.content)
 
-    def list(self) -> list[ApprovalRule]:
-        try:
-            stat = self.file.stat()
-            seen: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
-            seen = None
-        if seen != self._seen:  # the user may edit the file by hand while swetui runs
-            raw = self._load().get("approval_rules", [])
+    def _stamp(self) -> tuple[object, ...]:
+        stamps: list[object] = []
+        for path in (self.file, self.store.file):
+            try:
+                info = path.stat()
+                stamps.append((info.st_ino, info.st_mtime_ns, info.st_size))
+            except OSError:
+                stamps.append(None)
+        return tuple(stamps)
+
+    def stored(self) -> list[ApprovalRule]:
+        seen = self._stamp()
+        if seen != self._seen:  # the user may edit the file (or trust it) while swetui runs
+            shipped, data = self._read()
+            raw = data.get("approval_rules", [])
             try:
                 self._rules = [ApprovalRule.model_validate(item) for item in raw]
             except (ValidationError, TypeError) as exc:
                 raise ConfigError(f"{self.file}: approval_rules: {exc}") from None
+            self._trusted = shipped is None or shipped.trusted
             self._seen = seen
         return list(self._rules)
 
+    def list(self) -> list[ApprovalRule]:
+        rules = self.stored()
+        return rules if self._trusted else [rule for rule in rules if rule.action == "deny"]
+
+    @property
+    def trusted(self) -> bool:
+        """False while the file holds settings the user has not trusted."""
+        self.stored()
+        return self._trusted
+
     def _save(self, rules: builtins.list[ApprovalRule]) -> None:
-        data = self._load()  # raises rather than overwrite a file we could not parse
+        # Raises rather than overwrite a file it cannot parse (or write through a link out).
+        shipped, data = self._read(writing=True)
         if rules:
             data["approval_rules"] = [rule.model_dump() for rule in rules]
         else:
             data.pop("approval_rules", None)
+        content = tomli_w.dumps(data).encode("utf-8")
         self.file.parent.mkdir(parents=True, exist_ok=True)
-        mode = self.file.stat().st_mode if self.file.exists() else None
-        atomic_write(self.file, tomli_w.dumps(data).encode("utf-8"), mode)
+        mode = self.file.stat().st_mode if shipped is not None else None
+        atomic_write(self.file, content, mode)
         self._rules = rules
-        stat = os.stat(self.file)
-        self._seen = (stat.st_mtime_ns, stat.st_size)
+        if shipped is None or shipped.trusted:
+            # The user's own change: trusted before, trusted after. An untrusted file stays
+            # untrusted, or writing a rule into it would launder what the repository set.
+            try:
+                self.store.record(self.root, CONFIG, digest_of(content))
+            except TrustError as exc:
+                raise ConfigError(f"the rule was saved, but {exc}") from None
+        self._seen = None
 
 
 class RuleBook:
@@ -206,5 +247,10 @@ class RuleBook:
         rule = rule_for(action, decision)
         if rule is None:
             return None
-        self.scope(decision.remember).add(rule)  # type: ignore[arg-type]
+        scope = self.scope(decision.remember)  # type: ignore[arg-type]
+        scope.add(rule)
+        if scope is self.workspace and rule not in self.workspace.list():
+            # Saved into a file the user has not trusted: it applies from the moment they
+            # trust it; until then their choice holds for this session.
+            self.session.add(rule)
         return rule

@@ -28,6 +28,7 @@ from swetui.engine.sources import read_text_file
 from swetui.engine.workspace import Workspace, open_workspace
 from swetui.options import LaunchOptions
 from swetui.providers.events import StreamError, TextDelta
+from swetui.trust_review import workspace_notices
 
 if TYPE_CHECKING:
     from swetui.agent.events import PendingAction
@@ -96,6 +97,7 @@ class AgentSession:
             provider = create_provider(model, env, timeout=settings.request_timeout)
         workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
                                    resume=options.resume, continue_last=options.continue_last)
+        workspace.notices.extend(workspace_notices(root))
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
         session._restore_calibration()
         session._restore_pending()

@@ -54,6 +54,7 @@ from swetui.agent.tools.shell import MAX_TIMEOUT, run_command
 from swetui.agent.tools.workspace import ReadLedger, Workspace
 from swetui.config import ConfigError, Mode, Settings
 from swetui.engine.bus import EventBus
+from swetui.engine.events import EngineNotice
 from swetui.messages import ToolCall, ToolSchema
 
 log = logging.getLogger(__name__)
@@ -256,6 +257,12 @@ class Toolbox:
             return ""
         self.bus.publish(RulesChanged(scope=decision.remember,  # type: ignore[arg-type]
                                       rules=self.rules.scope(decision.remember).list()))
+        if decision.remember == "workspace" and rule in self.rules.session.list() \
+                and not self.rules.workspace.trusted:
+            self.bus.publish(EngineNotice(message=(
+                f"The rule was saved in {self.rules.workspace.file}, which you have not "
+                "trusted: it applies for this session, and for later ones once you trust "
+                "the workspace (/trust).")))
         return ""
 
     def _denied(self, action: PendingAction, decision: Decision, *, by_rule: bool) -> ToolResult:

@@ -11,6 +11,7 @@ from swetui.engine.budget import Budget
 from swetui.engine.context import ContextEngine
 from swetui.engine.workspace import check_workspace, open_workspace
 from swetui.options import LaunchOptions
+from swetui.trust_review import workspace_notices
 
 
 def settings_for(options: LaunchOptions):
@@ -59,6 +60,7 @@ def show_context(options: LaunchOptions, *, as_json: bool) -> int:
     root, settings = settings_for(options)
     workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=settings.model or "",
                                resume=options.resume, continue_last=options.continue_last)
+    workspace.notices.extend(workspace_notices(root))
     engine = workspace.engine
     budget = engine.budget()
     report = context_report(engine, budget)

@@ -41,6 +41,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("clear", "", "clear the transcript view (the context stays)"),
     SlashCommand("resume", "[id]", "list sessions, or reopen one"),
     SlashCommand("rules", "[remove N]", "remembered approval rules; remove one"),
+    SlashCommand("trust", "", "review and trust the settings the workspace ships"),
     SlashCommand("help", "", "commands and keys"),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
@@ -186,6 +187,9 @@ class SlashCommands:
         self.say(table)
         self.say(Text("Protected paths and dangerous commands always ask. "
                       "/rules remove N forgets one.", style="dim"))
+
+    def cmd_trust(self, _: str) -> None:
+        self.screen.review_trust(asked=True)
 
     def cmd_clear(self, _: str) -> None:
         self.screen.transcript.clear()

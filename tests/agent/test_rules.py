@@ -13,6 +13,7 @@ from swetui.agent.rules import RuleBook, WorkspaceRules, command_matches, first_
 from swetui.agent.tools.sensitive import path_matches
 from swetui.config import ApprovalRule, ConfigError, load_settings
 from tests.agent.conftest import Recorder, tool_call, wait_pending
+from tests.trusted import trust_workspace
 
 
 @pytest.mark.parametrize(("pattern", "command", "expected"), [
@@ -45,6 +46,7 @@ def test_workspace_rules_written_read_back_other_keys_kept(tmp_path: Path):
     config.parent.mkdir()
     config.write_text('mode = "auto-edit"\ntheme = "nord"\n\n[[approval_rules]]\n'
                       'action = "deny"\nkind = "command"\npattern = "git push"\n')
+    trust_workspace(tmp_path)
     rules = WorkspaceRules(tmp_path)
     rules.add(ApprovalRule(action="allow", kind="command", pattern="pytest"))
     rules.add(ApprovalRule(action="allow", kind="command", pattern="pytest"))  # no duplicate
@@ -69,6 +71,9 @@ def test_hand_edits_to_the_config_are_picked_up(tmp_path: Path):
     config = tmp_path / ".swetui" / "config.toml"
     config.parent.mkdir()
     config.write_text('[[approval_rules]]\naction = "allow"\nkind = "path"\npattern = "docs/**"\n')
+    assert rules.list() == []  # an allow rule nobody trusted yet
+    assert rules.stored()[0].pattern == "docs/**"
+    trust_workspace(tmp_path)
     assert rules.list()[0].pattern == "docs/**"
 
 

@@ -6,6 +6,7 @@ from swetui.agent.session import AgentSession
 from swetui.agent.turn_events import CompactionNotice
 from swetui.engine.events import CompactionFinished
 from swetui.options import LaunchOptions
+from tests.trusted import trust_workspace
 
 from .scripted import ScriptedProvider, answer, calls
 
@@ -53,6 +54,7 @@ async def test_automatic_compaction_when_the_request_passes_the_threshold(worksp
     (workspace / ".swetui").mkdir()
     (workspace / ".swetui" / "config.toml").write_text(
         "context_limit = 30000\ncompaction_threshold = 0.5\nreserve_tokens = 2000\n")
+    trust_workspace(workspace)
     session = AgentSession.open(LaunchOptions(path=workspace), env={},
                                 provider=ScriptedProvider(*script(14)))
     notices = []

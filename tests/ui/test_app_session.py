@@ -11,6 +11,7 @@ from swetui.options import LaunchOptions
 from swetui.ui.app import run_workspace
 from swetui.ui.palette import ApprovalCommands, ContextCommands, WorkspaceCommands
 from swetui.ui.widgets.transcript_entries import ActionEntry, UserMessage
+from tests.trusted import trust_workspace
 from tests.ui.conftest import submit, wait_idle
 
 
@@ -91,6 +92,7 @@ def test_open_error_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Captur
     assert err.startswith("swetui: ") and err.count("\n") == 1
     (tmp_path / ".swetui").mkdir()
     (tmp_path / ".swetui" / "config.toml").write_text("mode = 'reckless'\n")
+    trust_workspace(tmp_path)  # an untrusted file would be ignored, not an error
     assert run_workspace(LaunchOptions(path=tmp_path, model="offline")) == 2
     err = capsys.readouterr().err
     assert "config.toml" in err and "Traceback" not in err

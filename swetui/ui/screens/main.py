@@ -3,6 +3,7 @@ queue on the right, a header and a footer with the keys of the focused pane."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,12 @@ from swetui.agent.turn_events import (
     TurnFinished,
     TurnStarted,
 )
+from swetui.trust import trust_state
+from swetui.trust_review import applies_after_trust, review, trust_reviewed
 from swetui.ui.bridge import EventBridge, Session, SessionEvent, StreamText
 from swetui.ui.commands import MODES, SlashCommands, completion_entries
 from swetui.ui.screens.approval_lines import decision_line, is_approval_event
+from swetui.ui.screens.trust_review import TrustReview
 from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
 from swetui.ui.widgets.header import WorkspaceHeader, short_path
 from swetui.ui.widgets.prompt import PromptBar, PromptInput
@@ -109,7 +113,8 @@ class WorkspaceScreen(Screen[None]):
         self.transcript.notice(WELCOME, "welcome")
         self.transcript.replay(self.session.transcript())
         for notice in getattr(self.session, "notices", ()):
-            self.transcript.notice(f"! {notice}", "warning")
+            # Text, not markup: a notice can quote what a repository wrote.
+            self.transcript.notice(Text(f"! {notice}"), "warning")
         self._update_pending()
         start = getattr(self.session, "start", None)
         if callable(start):
@@ -117,6 +122,7 @@ class WorkspaceScreen(Screen[None]):
         self._index_files()
         self._check_sandbox()
         self._check_size(self.size.width, self.size.height)
+        self.review_trust()
 
     def on_unmount(self) -> None:
         self.bridge.detach()
@@ -319,6 +325,37 @@ class WorkspaceScreen(Screen[None]):
             await self.session.compact(trigger="selection", item_ids=item_ids)
         except Exception as exc:
             self.transcript.error(f"compaction failed: {exc}")
+
+    # -- trust of what the workspace ships ---------------------------------------------------
+
+    @work(group="trust", exclusive=True, exit_on_error=False)
+    async def review_trust(self, asked: bool = False) -> None:
+        """Show what untrusted shipped files would change and trust them if the user says
+        so (at start, and on /trust)."""
+        state = await asyncio.to_thread(trust_state, Path(self.session.workspace.root))
+        reviews = [review(shipped) for shipped in state.untrusted]
+        if not reviews:
+            if asked:
+                self.transcript.notice("✓ Nothing to trust: everything this workspace ships "
+                                       "(.swetui/config.toml, .mcp.json) is trusted, or absent.")
+            return
+        if not await self.app.push_screen_wait(TrustReview(reviews)):
+            self.transcript.notice("Not trusted: swetui keeps your own settings and ignores "
+                                   "what the workspace ships. /trust reviews it again.", "warning")
+            return
+        after, _ = await asyncio.to_thread(trust_reviewed, state)
+        trusted = ", ".join(shipped.name for shipped in after.files if shipped.trusted)
+        mode, later = applies_after_trust(after)
+        self.transcript.notice(f"✓ Trusted {trusted}; a change to it will ask again.")
+        launch_mode = getattr(getattr(self.app, "options", None), "mode", None)
+        if mode and mode != self.session.mode:
+            if launch_mode:
+                self.transcript.notice(f"Mode stays {self.session.mode} (--mode on the command "
+                                       f"line); the workspace sets {mode}.")
+            else:
+                self.set_mode(mode)
+        if later:
+            self.transcript.notice(f"{', '.join(later)}: from the next start.", "warning")
 
     # -- size --------------------------------------------------------------------------------
 
