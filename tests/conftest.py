@@ -1,8 +1,11 @@
-"""Shared fixtures: every test gets its own config home, so no user config leaks in."""
+"""Shared fixtures: every test gets its own config, state, data and cache homes, so nothing of
+the user's leaks in and no two tests (or two runs at once) share a file."""
 
 from __future__ import annotations
 
 import os
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,10 +23,22 @@ if _PROFILE not in ("default", "random"):
 settings.load_profile(_PROFILE)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def pinned_tokenizer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Count tokens with the encoding swetui ships (cl100k, offline), never with one this
+    machine happens to have in tiktoken's shared cache: counts show on screen (snapshots)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path_factory.mktemp("tiktoken-cache")))
+        patch.delenv("DATA_GYM_CACHE_DIR", raising=False)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     home = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    for name in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, str(tmp_path_factory.mktemp(name.lower())))
     for name in ("SWETUI_MODEL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL",
                  "ANTHROPIC_BASE_URL", "OLLAMA_HOST"):
         monkeypatch.delenv(name, raising=False)
@@ -39,3 +54,12 @@ def workspace(tmp_path: Path) -> Path:
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text("def greet(name):\n    return f'hello {name}'\n")
     return root
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections for the whole test: bound, so no other
+    process (a second suite running at the same time) can take it, but not listening."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]

@@ -98,10 +98,11 @@ def test_bad_model_and_empty_prompt_are_one_line_errors(workspace):
     assert empty.returncode == 2 and "empty" in empty.stderr
 
 
-def test_unreachable_model_fails_with_exit_1_and_no_traceback(workspace):
+def test_unreachable_model_fails_with_exit_1_and_no_traceback(workspace, refused_port):
     # A closed port on loopback: connection refused straight away.
     result = run("hi", "--model", "openai:gpt-x", cwd=workspace,
-                 env_extra={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"})
+                 env_extra={"OPENAI_BASE_URL": f"http://127.0.0.1:{refused_port}/v1",
+                            "OPENAI_API_KEY": "k"})
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and result.stderr.startswith("swetui: ")
 
@@ -131,15 +132,25 @@ def test_continue_with_a_hand_damaged_log_is_not_a_traceback(workspace):
     assert "▤ list_dir" in again.stdout and "skipped" in again.stderr
 
 
+# A shell that runs the suite in the background (`pytest &`, CI runners, `make -j`) starts it
+# with SIGINT ignored, and children inherit that: Python then never installs its ctrl+c
+# handler. ctrl+c at a terminal is never ignored, so the child puts the handler back first.
+AS_AT_A_TERMINAL = ("import runpy, signal, sys; "
+                    "signal.signal(signal.SIGINT, signal.default_int_handler); "
+                    "sys.argv[0] = 'swetui'; runpy.run_module('swetui', run_name='__main__')")
+
+
 def test_ctrl_c_mid_command_exits_130_and_the_model_is_told_it_may_have_run(workspace):
     env = {key: value for key, value in os.environ.items() if not key.endswith("_API_KEY")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "swetui", "run", 'run "touch started.txt; sleep 30"', "--yes"],
+        [sys.executable, "-c", AS_AT_A_TERMINAL, "run", 'run "touch started.txt; sleep 30"',
+         "--yes"],
         cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert process.stdout is not None
-    for _ in range(200):
-        if (workspace / "started.txt").exists():
-            break
+    deadline = time.monotonic() + 120  # a bound for a wedged run, not a speed requirement
+    while not (workspace / "started.txt").exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the command never started"
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
