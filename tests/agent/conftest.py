@@ -3,7 +3,6 @@ a toolbox factory. Names are prefixed so they never shadow the suite-wide fixtur
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ from swetui.agent.toolbox import Toolbox
 from swetui.config import Settings
 from swetui.engine.bus import EventBus
 from swetui.messages import ToolCall
+from tests.waiting import eventually
 
 _ids = itertools.count(1)
 
@@ -80,9 +80,6 @@ def toolbox(make_toolbox: Callable[..., Toolbox]) -> Toolbox:
 
 
 async def wait_pending(queue: ApprovalQueue, count: int = 1) -> list[PendingAction]:
-    """Let the agent's task reach the queue, then return what is pending."""
-    for _ in range(500):
-        if len(queue.pending()) >= count:
-            return queue.pending()
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"expected {count} pending actions, got {len(queue.pending())}")
+    """Wait until the agent's task has queued `count` actions; return what is pending."""
+    await eventually(lambda: len(queue.pending()) >= count, f"{count} actions are pending")
+    return queue.pending()

@@ -20,6 +20,7 @@ from swetui.agent.events import (
 from swetui.agent.toolbox import Toolbox
 from swetui.engine.bus import EventBus
 from tests.agent.conftest import Recorder, tool_call, wait_pending
+from tests.waiting import WAIT
 
 EDIT = {"path": "src/app.py", "old": "print('hello')", "new": "print('bye')"}
 
@@ -168,6 +169,19 @@ async def test_cancelling_the_turn_removes_the_action(toolbox: Toolbox, ws_root:
     assert "hello" in (ws_root / "src/app.py").read_text()
 
 
+async def decided_twin_done(toolbox: Toolbox, queue: ApprovalQueue) -> None:
+    """Restore a write that was approved before the restart and resume it to the end.
+
+    Resuming it takes the same steps as resuming any restored action, minus the wait for a
+    decision; resumed after another action, it finishes after that one would have, had that
+    one not waited. Its end is the signal that the other one is really waiting."""
+    twin = toolbox.prepare(tool_call("write_file", path="twin.txt", content="twin\n"))
+    queue.restore([twin])
+    queue.approve(twin.id)
+    result = await asyncio.create_task(toolbox.resume(twin))
+    assert not result.is_error and (toolbox.root / "twin.txt").exists()
+
+
 async def test_restored_action_stays_pending_and_resumes(make_toolbox, ws_root: Path,
                                                          agent_bus: EventBus):
     first = make_toolbox("ask")
@@ -182,7 +196,8 @@ async def test_restored_action_stays_pending_and_resumes(make_toolbox, ws_root: 
     second = make_toolbox("auto", queue=queue)  # even in auto it must not run by itself
     queue.restore([restored])
     resumed = asyncio.create_task(second.resume(restored))
-    await asyncio.sleep(0.05)
+    await decided_twin_done(second, queue)  # had it run by itself, it would have by now
+    assert not resumed.done()
     assert [a.id for a in queue.pending()] == [action.id]
     assert "hello" in (ws_root / "src/app.py").read_text()
     queue.approve(action.id)
@@ -211,11 +226,12 @@ async def test_restored_action_is_denied_by_a_deny_rule_and_never_allowed_by_one
     toolbox.rules.workspace.add(ApprovalRule(action="deny", kind="path", pattern="secret/**"))
     toolbox.rules.workspace.add(ApprovalRule(action="allow", kind="path", pattern="notes.txt"))
     toolbox.queue.restore([denied, allowed])
-    result = await asyncio.wait_for(toolbox.resume(denied), 5)  # no waiting on the user
+    result = await asyncio.wait_for(toolbox.resume(denied), WAIT)  # no waiting on the user
     assert result.is_error and "not run" in result.content
     assert not (ws_root / "secret" / "plan.txt").exists()
     resumed = asyncio.create_task(toolbox.resume(allowed))
-    await asyncio.sleep(0.05)
+    await decided_twin_done(toolbox, toolbox.queue)  # had it run unasked, it would have by now
+    assert not resumed.done()
     assert [action.id for action in toolbox.queue.pending()] == [allowed.id]  # still asks
     assert not (ws_root / "notes.txt").exists()
     toolbox.queue.approve(allowed.id)

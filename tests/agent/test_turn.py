@@ -12,6 +12,7 @@ from swetui.agent.turn_events import AnswerChunk, ToolCallFinished, TurnFinished
 from swetui.engine.items import ItemKind
 from swetui.options import LaunchOptions
 from swetui.providers.events import StreamError, TextDelta
+from tests.waiting import WAIT, eventually, watching
 
 from .scripted import ScriptedProvider, answer, calls
 
@@ -67,12 +68,12 @@ async def test_cancel_while_waiting_for_approval_leaves_a_consistent_session(wor
     requested = asyncio.Event()
     session.bus.subscribe(lambda event: requested.set(), ApprovalRequested)
     task = asyncio.create_task(session.send("change greeting"))
-    await asyncio.wait_for(requested.wait(), 5)
+    await asyncio.wait_for(requested.wait(), WAIT)
     assert session.busy and len(session.queue.pending()) == 1
     with pytest.raises(SessionBusy):
         await session.send("another")
     assert session.cancel()
-    finished = await asyncio.wait_for(task, 5)
+    finished = await asyncio.wait_for(task, WAIT)
     assert finished.interrupted
     assert session.queue.pending() == []
     assert "hello" in (workspace / "src" / "app.py").read_text()  # nothing applied
@@ -88,9 +89,9 @@ async def test_cancel_mid_stream_keeps_partial_text(workspace):
     chunks = asyncio.Event()
     session.bus.subscribe(lambda event: chunks.set(), AnswerChunk)
     task = asyncio.create_task(session.send("long job"))
-    await asyncio.wait_for(chunks.wait(), 5)
+    await asyncio.wait_for(chunks.wait(), WAIT)
     session.cancel()
-    finished = await asyncio.wait_for(task, 5)
+    finished = await asyncio.wait_for(task, WAIT)
     assert finished.interrupted and finished.answer == "Working on"
     assert not session.busy
 
@@ -102,7 +103,7 @@ async def test_pending_approval_survives_a_restart_and_is_never_executed(workspa
     requested = asyncio.Event()
     session.bus.subscribe(lambda event: requested.set(), ApprovalRequested)
     task = asyncio.create_task(session.send("change greeting"))
-    await asyncio.wait_for(requested.wait(), 5)
+    await asyncio.wait_for(requested.wait(), WAIT)
     session_id = session.session_id
     # The process "dies" here: no decision was recorded. Reopen from the log alone.
     task.cancel()
@@ -112,11 +113,8 @@ async def test_pending_approval_survives_a_restart_and_is_never_executed(workspa
     assert [action.call.id for action in pending] == ["c1"]
     assert "hello" in (workspace / "src" / "app.py").read_text()
     reopened.queue.approve(pending[0].id)
-    for _ in range(100):
-        await asyncio.sleep(0.01)
-        if "bye" in (workspace / "src" / "app.py").read_text():
-            break
-    assert "bye" in (workspace / "src" / "app.py").read_text()
+    await eventually(lambda: "bye" in (workspace / "src" / "app.py").read_text(),
+                     "the approved edit is on disk")
 
 
 async def test_transcript_is_rebuilt_on_resume(workspace):
@@ -160,14 +158,14 @@ async def test_calibration_ratio_is_kept_across_resume(workspace):
 async def test_watch_updates_an_added_file_when_it_changes_on_disk(workspace):
     session = open_session(workspace, ScriptedProvider())
     item = session.add_path("src/app.py")
+    (workspace / "probe.txt").write_text("probe\n")
+    probe = session.add_path("probe.txt")
     before = session.engine.budget().total
     watcher = asyncio.create_task(session.watch())
-    await asyncio.sleep(0.3)  # let the watcher start
+    await watching(workspace / "probe.txt",
+                   lambda text: session.engine.get(probe.id).content == text)
     (workspace / "src" / "app.py").write_text("def greet(name):\n    return name * 100\n" * 50)
-    for _ in range(100):
-        await asyncio.sleep(0.05)
-        if "name * 100" in session.engine.get(item.id).content:
-            break
+    await eventually(lambda: "name * 100" in session.engine.get(item.id).content,
+                     "the change reached the item")
     watcher.cancel()
-    assert "name * 100" in session.engine.get(item.id).content
     assert session.engine.budget().total > before

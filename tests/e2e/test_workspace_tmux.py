@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import WAIT
+
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
@@ -18,15 +19,16 @@ pytestmark = [
 
 
 class Terminal:
-    """One tmux session on a private server socket."""
+    """One tmux session on a server of its own (its socket in the test's tmp_path, so two
+    runs at once never share a server)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, socket: Path) -> None:
         self.name = name
-        self.socket = f"swetui-e2e-{os.getpid()}"
+        self.socket = socket
 
     def tmux(self, *args: str) -> str:
-        result = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True,
-                                text=True, timeout=10)
+        result = subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True,
+                                text=True, timeout=WAIT)
         return result.stdout
 
     def start(self, command: list[str], env: dict[str, str], size: tuple[int, int]) -> None:
@@ -43,8 +45,9 @@ class Terminal:
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", self.name, *keys)
 
-    def wait_for(self, text: str, seconds: float = 15.0) -> str:
-        deadline = time.monotonic() + seconds
+    def wait_for(self, text: str) -> str:
+        """Wait until `text` is on the screen (WAIT bounds a wedged run, not a slow one)."""
+        deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
             screen = self.screen()
             if text in screen:
@@ -63,7 +66,7 @@ def test_request_approve_edit_and_check_disk(tmp_path: Path) -> None:
     target.write_text("hello there\n")
     env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "TERM": "xterm-256color",
            "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "HOME": str(tmp_path)}
-    terminal = Terminal("swetui")
+    terminal = Terminal("swetui", tmp_path / "tmux.sock")
     try:
         terminal.start([sys.executable, "-m", "swetui", str(workspace), "--model", "offline"],
                        env, (120, 36))
@@ -73,16 +76,13 @@ def test_request_approve_edit_and_check_disk(tmp_path: Path) -> None:
         terminal.wait_for("Waiting for approval")
         assert target.read_text() == "hello there\n"  # nothing applied before approval
         terminal.keys("F5")
-        time.sleep(0.3)
+        terminal.wait_for("n Deny")  # the approval pane's keys show: it has the focus
         terminal.keys("y")
         terminal.wait_for("Approved edit a.txt")
-        deadline = time.monotonic() + 10
-        while target.read_text() != "world there\n" and time.monotonic() < deadline:
-            time.sleep(0.1)
+        terminal.wait_for("Done in")  # the edit is applied before the turn goes on
         assert target.read_text() == "world there\n"
-        terminal.wait_for("Done in")
         terminal.keys("C-q")
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + WAIT
         while "swetui" in terminal.tmux("list-sessions") and time.monotonic() < deadline:
             time.sleep(0.1)
     finally:

@@ -3,7 +3,6 @@ earlier turns' retrievals retired from the request."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind, ItemState, Layer, Origin
 from swetui.engine.retrieval import retire_task_items, retrieve
+from tests.waiting import WAIT
 
 
 @pytest.fixture
@@ -110,7 +110,9 @@ def test_earlier_retrievals_leave_the_request_but_stay_in_the_archive(repo):
     assert engine.budget().layer(Layer.TASK).tokens == 0 < task_before
 
 
-def test_retrieval_is_fast_on_a_10000_file_workspace(tmp_path):
+def test_retrieval_greps_a_whole_10000_file_workspace(tmp_path):
+    # How fast is `python -m bench --only bench_retrieval`'s business; here the scan gets all
+    # the time it needs, so a loaded machine cannot cut it short.
     root = tmp_path / "big"
     for d in range(100):
         folder = root / f"pkg{d}"
@@ -118,14 +120,16 @@ def test_retrieval_is_fast_on_a_10000_file_workspace(tmp_path):
         for f in range(100):
             (folder / f"mod{f}.py").write_text(f"def func_{d}_{f}():\n    return {f}\n")
     (root / "pkg7" / "mod3.py").write_text("def needle_function():\n    return 1\n")
-    started = time.perf_counter()
     result = retrieve(root, 'read pkg7/mod3.py and find "needle_function"', ContextEngine(),
-                      turn=1)
-    elapsed = time.perf_counter() - started
+                      turn=1, time_limit=WAIT)
     grep = next(item for item in result.items if item.kind is ItemKind.GREP)
     assert "pkg7/mod3.py:1: def needle_function():" in grep.content
     assert "10,000 files scanned" in grep.content
-    assert elapsed < 3.0, elapsed  # generous: shared CI machines; typically ~0.3 s
+
+
+def test_a_scan_past_its_time_limit_stops_and_says_so(repo):
+    result = retrieve(repo, 'where is "parse_args"?', ContextEngine(), turn=1, time_limit=0)
+    assert any(note.startswith("grep stopped after 0.0s") for note in result.notes)
 
 
 def test_apostrophes_are_not_quotes_but_single_quoted_terms_are(repo):

@@ -12,6 +12,7 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.events import ItemsChanged
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Source
 from swetui.engine.watcher import WorkspaceWatcher, is_ignored, refresh
+from tests.waiting import WAIT, eventually, watching
 
 
 @pytest.fixture
@@ -29,23 +30,22 @@ def file_item(engine: ContextEngine, path: str, content: str, **extra) -> Contex
                                   content=content, source=Source(path=path), **extra))
 
 
-async def wait_for(condition, timeout: float = 5.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("the change did not reach the engine in time")
-        await asyncio.sleep(0.01)
+async def wait_for(condition) -> None:
+    await eventually(condition, "the change reached the engine")
 
 
 async def start(watcher: WorkspaceWatcher) -> asyncio.Task:
+    """Run `watcher` and return once it is live (a probe file's item follows the disk)."""
     task = asyncio.create_task(watcher.run())
-    await asyncio.sleep(0.3)  # let the OS watch settle before changing files
+    probe = file_item(watcher.engine, "probe.txt", "")
+    await watching(watcher.root / "probe.txt",
+                   lambda text: watcher.engine.get(probe.id).content == text)
     return task
 
 
 async def stop(watcher: WorkspaceWatcher, task: asyncio.Task) -> None:
     watcher.stop()
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, WAIT)
 
 
 async def test_a_changed_file_updates_its_item_and_the_budget(repo):
@@ -53,11 +53,11 @@ async def test_a_changed_file_updates_its_item_and_the_budget(repo):
     item = file_item(engine, "src/app.py", "x = 1\n", pinned=True)
     memory = file_item(engine, "SWETUI.md", "# Memory\nshort\n", kind=ItemKind.MEMORY_FILE,
                        layer=Layer.MEMORY)
+    watcher = WorkspaceWatcher(repo, engine)
+    task = await start(watcher)
     before = engine.budget().total
     reasons = []
     engine.bus.subscribe(lambda event: reasons.append(event.reason), ItemsChanged)
-    watcher = WorkspaceWatcher(repo, engine)
-    task = await start(watcher)
     (repo / "src/app.py").write_text("x = 1\n" + "y = compute_everything(x)\n" * 200)
     (repo / "SWETUI.md").write_text("# Memory\nnow longer and different\n")
     await wait_for(lambda: engine.get(item.id).content.count("compute_everything") == 200
@@ -103,9 +103,16 @@ async def test_a_disabled_watcher_changes_nothing(repo):
     engine = ContextEngine()
     item = file_item(engine, "src/app.py", "x = 1\n")
     watcher = WorkspaceWatcher(repo, engine, enabled=False)
-    await asyncio.wait_for(watcher.run(), 1)  # returns at once
+    await asyncio.wait_for(watcher.run(), WAIT)  # returns at once
+    # A live watcher on the same files is the signal: once it has the change, a disabled
+    # one that reacted at all would have it too.
+    live_engine = ContextEngine()
+    live_item = file_item(live_engine, "src/app.py", "x = 1\n")
+    live = WorkspaceWatcher(repo, live_engine)
+    task = await start(live)
     (repo / "src/app.py").write_text("x = 99\n")
-    await asyncio.sleep(0.3)
+    await wait_for(lambda: live_engine.get(live_item.id).content == "x = 99\n")
+    await stop(live, task)
     assert engine.get(item.id).content == "x = 1\n" and not watcher.running
 
 
