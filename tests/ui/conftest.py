@@ -4,8 +4,6 @@ small workspace, and helpers to drive turn events deterministically."""
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,11 +21,14 @@ from swetui.agent.turn_events import (
     TurnFinished,
     TurnStarted,
 )
+from swetui.engine.sources import SYSTEM_PROMPT
+from swetui.engine.tokens import TokenCounter
 from swetui.messages import ToolCall
 from swetui.options import LaunchOptions
 from swetui.ui.app import SweTuiApp
 from swetui.ui.widgets.prompt import PromptInput
 from swetui.ui.widgets.status import TurnStatus
+from tests.ui.waits import record_events
 
 WHEN = datetime(2025, 1, 1, tzinfo=UTC)
 
@@ -40,16 +41,38 @@ def still_ui(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TurnStatus, "clock", staticmethod(lambda: 100.0))
 
 
-DEMO_ROOT = Path(tempfile.gettempdir()) / "swetui-ui-tests" / "demo"
-"""A fixed path: the system prompt names the workspace, so its token count (on screen in
-the gauge and the inspector) must not change from run to run."""
+PROMPT_PATH_TOKENS = 64
+"""What the demo workspace's path costs in the system prompt, on every run and machine.
+
+The system prompt names the workspace's absolute path, and its token count shows on screen
+(the gauge, the inspector). Each test's workspace lives in its own `tmp_path`, whose path
+differs from run to run, so a padding directory brings every one to this cost: the figures
+on screen are real counts of what is sent, and still the same every time."""
+
+
+def _prompt_path_cost(root: Path) -> int:
+    counter = TokenCounter()  # the product's own counter, as the gauge counts
+    return (counter.count(SYSTEM_PROMPT.format(root=root))
+            - counter.count(SYSTEM_PROMPT.format(root="")))
+
+
+def fixed_cost_root(base: Path) -> Path:
+    """`base/<padding>/demo`, whose path costs exactly PROMPT_PATH_TOKENS tokens."""
+    deficit = PROMPT_PATH_TOKENS - _prompt_path_cost(base / "x" / "demo")
+    # "/x" is one token; "/" then each "000" is one token more.
+    padding = "x" if deficit <= 0 else "000" * deficit
+    root = base / padding / "demo"
+    if _prompt_path_cost(root) != PROMPT_PATH_TOKENS:
+        pytest.fail(f"the temporary directory {base} is too long for the UI snapshots "
+                    f"(its path must cost under {PROMPT_PATH_TOKENS} tokens): run pytest "
+                    "with a shorter --basetemp")
+    return root
 
 
 @pytest.fixture
-def demo() -> Path:
-    """A small workspace with a file to edit and a binary file."""
-    root = DEMO_ROOT
-    shutil.rmtree(root, ignore_errors=True)
+def demo(tmp_path: Path) -> Path:
+    """A small workspace of this test's own, with a file to edit and a binary file."""
+    root = fixed_cost_root(tmp_path)
     root.mkdir(parents=True)
     (root / "README.md").write_text("# Demo\n\nA demo project for swetui.\n")
     (root / "a.txt").write_text("hello there\n")
@@ -73,6 +96,7 @@ def make_app(demo: Path) -> AppFactory:
                                 context_limit=context_limit, resume=resume,
                                 continue_last=continue_last, watch=False)
         session = AgentSession.open(options, env={})
+        record_events(session)
         return SweTuiApp(session, options=options, watch=False)
 
     return factory
@@ -134,24 +158,3 @@ def submit_pending(app: SweTuiApp, root: Path) -> asyncio.Future:
                                             arguments={"path": "a.txt", "old": "hello",
                                                        "new": "world"}))
     return app.session.queue.submit(pending_edit(root))
-
-
-async def submit(pilot, text: str) -> None:
-    """Put `text` in the prompt and press enter (typing it key by key costs ~60 ms a key)."""
-    prompt = pilot.app.screen.prompt.input
-    prompt.load_text(text)
-    prompt.move_cursor(prompt.document.end)
-    await pilot.pause()
-    await pilot.press("enter")
-
-
-async def wait_idle(app: SweTuiApp, pilot, seconds: float = 10.0) -> None:
-    """Wait until the session's turn is over and the screen settled."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    await pilot.pause()
-    while app.session.busy and loop.time() < deadline:
-        await pilot.pause(0.05)
-    await pilot.pause(0.1)
-    await app.screen.transcript.settle()
-    await pilot.pause()

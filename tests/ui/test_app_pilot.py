@@ -17,7 +17,8 @@ from swetui.ui.widgets.transcript_entries import (
     NoticeLine,
     UserMessage,
 )
-from tests.ui.conftest import publish_mid_stream, submit, wait_idle
+from tests.ui.conftest import publish_mid_stream
+from tests.ui.waits import settle, slash, submit, until, wait_idle
 
 
 def _texts(screen: WorkspaceScreen, kind: type) -> list[str]:
@@ -44,28 +45,25 @@ async def test_action_line_expands_to_full_output(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         publish_mid_stream(app)
-        await pilot.pause()
+        await settle(pilot)
         action = app.screen.transcript.query(ActionEntry).last()
         assert not action.expanded
         await pilot.click(action)
-        assert action.expanded
+        await until(pilot, lambda: action.expanded, "the action line expanded")
         assert "A demo project" in str(action._detail.render())
         action.focus()
         await pilot.press("enter")
-        assert not action.expanded
+        await until(pilot, lambda: not action.expanded, "the action line folded")
 
 
 async def test_approve_edit_with_keys_changes_the_file(make_app, demo: Path) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await submit(pilot, 'replace "hello" with "world" in a.txt')
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.session.queue.pending():
-                break
-        assert app.screen.header.pending == 1
+        await until(pilot, lambda: app.screen.header.pending == 1, "the edit is pending")
         await pilot.press("f5")
-        assert not app.screen.header.show_badge
+        await until(pilot, lambda: not app.screen.header.show_badge,
+                    "the badge hides while the approvals pane has the focus")
         await pilot.press("y")
         await wait_idle(app, pilot)
         assert (demo / "a.txt").read_text() == "world there\n"
@@ -77,10 +75,7 @@ async def test_esc_interrupts_the_turn(make_app, demo: Path) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await submit(pilot, 'replace "hello" with "world" in a.txt')
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.session.queue.pending():
-                break
+        await until(pilot, lambda: app.screen.header.pending == 1, "the edit is pending")
         assert app.session.busy
         await pilot.press("escape")
         await wait_idle(app, pilot)
@@ -94,24 +89,20 @@ async def test_esc_interrupts_the_turn(make_app, demo: Path) -> None:
 async def test_slash_commands_answer_in_place(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await submit(pilot, "/mode auto-edit")
-        await pilot.pause(0.1)
+        await slash(pilot, "/mode auto-edit")
         assert app.session.mode == "auto-edit"
         assert app.screen.header.mode == "auto-edit"
-        await submit(pilot, "/frobnicate")
-        await pilot.pause(0.1)
+        await slash(pilot, "/frobnicate")
         errors = _texts(app.screen, ErrorLine)
         assert any("Unknown command /frobnicate" in error for error in errors)
-        await submit(pilot, "/mode sideways")
-        await pilot.pause(0.1)
+        await slash(pilot, "/mode sideways")
         assert any("unknown mode" in error for error in _texts(app.screen, ErrorLine))
         for command in ("/help", "/context", "/stats", "/notes", "/undo"):
-            await submit(pilot, command)
-            await pilot.pause(0.1)
+            await slash(pilot, command)
         assert len(_texts(app.screen, ErrorLine)) == 2
         await submit(pilot, "/clear")
-        await pilot.pause(0.1)
-        assert not list(app.screen.transcript.query(ErrorLine)), _texts(app.screen, ErrorLine)
+        await until(pilot, lambda: not app.screen.transcript.query(ErrorLine),
+                    "the transcript was cleared")
 
 
 async def test_slash_completion_with_tab(make_app) -> None:
@@ -119,12 +110,14 @@ async def test_slash_completion_with_tab(make_app) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press(*"/st")
         menu = app.screen.prompt.menu
-        assert menu.showing
-        assert [item.value for item in menu.completions] == ["stats "]
+        await until(pilot, lambda: menu.showing and [item.value for item in menu.completions]
+                    == ["stats "], "/stats is the only completion")
         await pilot.press("tab")
-        assert app.screen.prompt.input.text == "/stats "
+        prompt = app.screen.prompt.input
+        await until(pilot, lambda: prompt.text == "/stats ", "tab completed /stats")
         await pilot.press(*"/mode a")
-        assert app.screen.prompt.input.text == "/stats /mode a"  # not at line start
+        # not at line start: the text is typed on, not completed as a command
+        await until(pilot, lambda: prompt.text == "/stats /mode a", "typing went on")
 
 
 async def test_at_path_adds_files_and_refuses_bad_ones(make_app, demo: Path,
@@ -132,15 +125,18 @@ async def test_at_path_adds_files_and_refuses_bad_ones(make_app, demo: Path,
     (tmp_path / "outside.txt").write_text("secret")
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause(0.2)  # the file index for completion
+        await until(pilot, lambda: "src/app.py" in app.screen.completer.files,
+                    "the workspace's files are indexed for completion")
         await pilot.press(*"@src/ap")
-        assert [item.value for item in app.screen.prompt.menu.completions] == ["src/app.py "]
+        await until(pilot, lambda: [item.value for item in app.screen.prompt.menu.completions]
+                    == ["src/app.py "], "src/app.py is the only completion")
         await pilot.press("tab", "enter")
-        await pilot.pause()
-        assert app.session.engine.by_source("src/app.py")
+        await until(pilot, lambda: app.session.engine.by_source("src/app.py"),
+                    "src/app.py is in the context")
         assert not app.session.busy  # only a path: nothing sent to the model
         await submit(pilot, "@logo.png @../../outside.txt @missing.txt")
-        await pilot.pause()
+        await until(pilot, lambda: len(_texts(app.screen, ErrorLine)) == 3,
+                    "the three paths were answered")
         errors = " ".join(_texts(app.screen, ErrorLine))
         assert "binary" in errors
         assert "missing.txt" in errors
@@ -153,22 +149,23 @@ async def test_history_walks_with_up_and_down(make_app) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         prompt = app.screen.prompt.input
         for command in ("/mode ask", "/stats"):
-            await submit(pilot, command)
-            await pilot.pause(0.05)
+            await slash(pilot, command)
         await pilot.press(*"draft")
+        await until(pilot, lambda: prompt.text == "draft", "the draft is typed")
         await pilot.press("up")
-        assert prompt.text == "/stats"
+        await until(pilot, lambda: prompt.text == "/stats", "up shows the last command")
         await pilot.press("up")
-        assert prompt.text == "/mode ask"
+        await until(pilot, lambda: prompt.text == "/mode ask", "up again, the one before")
         await pilot.press("down", "down")
-        assert prompt.text == "draft"
+        await until(pilot, lambda: prompt.text == "draft", "down twice, the draft again")
 
 
 async def test_newline_key_and_enter_sends(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press(*"/stats", "ctrl+j")
-        assert app.screen.prompt.input.text == "/stats\n"
+        await until(pilot, lambda: app.screen.prompt.input.text == "/stats\n",
+                    "ctrl+j put a new line in the prompt")
 
 
 async def test_draft_counts_in_the_gauge(make_app) -> None:
@@ -176,8 +173,9 @@ async def test_draft_counts_in_the_gauge(make_app) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         before = app.session.engine.budget().total
         await pilot.press(*"explain")
-        await pilot.pause(0.3)
-        assert app.session.engine.budget().total > before
+        # The draft is counted once typing pauses (a debounce), not on every key.
+        await until(pilot, lambda: app.session.engine.budget().total > before,
+                    "the draft counts in the budget")
 
 
 async def test_huge_paste_is_refused_with_a_message(make_app) -> None:
@@ -185,12 +183,11 @@ async def test_huge_paste_is_refused_with_a_message(make_app) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         prompt = app.screen.prompt.input
         prompt.post_message(events.Paste("x" * 5_000_000))
-        await pilot.pause(0.1)
+        await until(pilot, lambda: any("refused" in note.message for note in app._notifications),
+                    "the paste was refused")
         assert prompt.text == ""
-        assert any("refused" in note.message for note in app._notifications)
         prompt.post_message(events.Paste("short paste"))
-        await pilot.pause(0.1)
-        assert prompt.text == "short paste"
+        await until(pilot, lambda: prompt.text == "short paste", "the short paste is in")
         assert MAX_PROMPT_CHARS < 5_000_000
 
 
@@ -201,25 +198,29 @@ async def test_pane_keys_and_sidebar(make_app) -> None:
         for key, pane in (("f2", "transcript"), ("f3", "gauge"), ("f4", "inspector"),
                           ("f5", "approvals"), ("f6", "prompt-input")):
             await pilot.press(key)
-            assert screen._within(screen.focused, screen.query_one(f"#{pane}")), key
+            await until(pilot, lambda pane=pane: screen._within(
+                screen.focused, screen.query_one(f"#{pane}")), f"{key} focused {pane}")
+        sidebar = screen.query_one("#sidebar")
         await pilot.press("f7")
-        assert screen.query_one("#sidebar").has_class("-hidden")
+        await until(pilot, lambda: sidebar.has_class("-hidden"), "f7 hid the side panes")
         await pilot.press("f4")
-        assert not screen.query_one("#sidebar").has_class("-hidden")
-        assert screen._within(screen.focused, screen.inspector)
+        await until(pilot, lambda: not sidebar.has_class("-hidden")
+                    and screen._within(screen.focused, screen.inspector),
+                    "f4 showed the side panes with the inspector focused")
 
 
 async def test_resizing_to_40x10_shows_a_hint_and_recovers(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.resize_terminal(40, 10)
-        await pilot.pause()
-        assert app.screen.has_class("-too-small")
+        await until(pilot, lambda: app.screen.has_class("-too-small"), "the hint shows")
         await pilot.resize_terminal(80, 24)
-        await pilot.pause()
-        assert not app.screen.has_class("-too-small")
+        await until(pilot, lambda: not app.screen.has_class("-too-small")
+                    and app.screen.focused is app.screen.prompt.input,
+                    "the panes came back with the prompt focused")
         await pilot.press("h", "i")  # typing goes to the prompt again, as before
-        assert app.screen.prompt.input.text == "hi"
+        await until(pilot, lambda: app.screen.prompt.input.text == "hi",
+                    "typing reached the prompt")
 
 
 async def test_rules_are_listed_and_removed_from_the_prompt(make_app) -> None:
@@ -230,16 +231,13 @@ async def test_rules_are_listed_and_removed_from_the_prompt(make_app) -> None:
         book = app.session.toolbox.rules
         book.session.add(ApprovalRule(action="allow", kind="command", pattern="pytest"))
         book.workspace.add(ApprovalRule(action="deny", kind="path", pattern="secrets/**"))
-        await submit(pilot, "/rules")
-        await pilot.pause(0.1)
+        await slash(pilot, "/rules")
         assert [scope for scope, _ in app.session.rules()] == ["session", "workspace"]
-        await submit(pilot, "/rules remove 2")
-        await pilot.pause(0.1)
+        await slash(pilot, "/rules remove 2")
         notices = " ".join(_texts(app.screen, NoticeLine))
         assert "Removed workspace rule: deny path 'secrets/**'" in notices
         assert [rule.pattern for _, rule in app.session.rules()] == ["pytest"]
         config = app.session.workspace.paths.config_file
         assert "secrets" not in config.read_text()
-        await submit(pilot, "/rules remove 9")
-        await pilot.pause(0.1)
+        await slash(pilot, "/rules remove 9")
         assert any("no rule 9" in error for error in _texts(app.screen, ErrorLine))

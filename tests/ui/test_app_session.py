@@ -12,24 +12,16 @@ from swetui.ui.app import run_workspace
 from swetui.ui.palette import ApprovalCommands, ContextCommands, WorkspaceCommands
 from swetui.ui.widgets.transcript_entries import ActionEntry, UserMessage
 from tests.trusted import trust_workspace
-from tests.ui.conftest import submit, wait_idle
-
-
-async def _palette(pilot, text: str) -> None:
-    await pilot.press("ctrl+p")
-    await pilot.pause()
-    await pilot.press(*text)
-    await pilot.pause(0.3)
-    await pilot.press("enter")
-    await pilot.pause(0.2)
+from tests.ui.waits import palette, settle, submit, until, wait_idle
 
 
 async def test_palette_switches_mode(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        await _palette(pilot, "auto-edit")
+        await palette(pilot, "auto-edit", expect="auto-edit")
+        await until(pilot, lambda: app.screen.header.mode == "auto-edit",
+                    "the header shows the new mode")
         assert app.session.mode == "auto-edit"
-        assert app.screen.header.mode == "auto-edit"
 
 
 async def test_palette_lists_every_pane_action(make_app) -> None:
@@ -52,9 +44,13 @@ async def test_palette_drops_an_item_in_the_inspector(make_app) -> None:
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("f4")
         await pilot.press("down")
+        await until(pilot, lambda: app.screen.inspector.cursor_item is not None,
+                    "an item is under the inspector's cursor")
         assert ItemState.DROPPED not in {item.state for item in app.session.engine}
-        await _palette(pilot, "Drop/r")
-        assert ItemState.DROPPED in {item.state for item in app.session.engine}
+        await palette(pilot, "Drop/r", expect="Drop")
+        await until(pilot, lambda: ItemState.DROPPED in {item.state
+                                                         for item in app.session.engine},
+                    "the item was dropped")
 
 
 async def test_continue_reopens_transcript_and_pending_approval(make_app, demo: Path) -> None:
@@ -63,26 +59,21 @@ async def test_continue_reopens_transcript_and_pending_approval(make_app, demo: 
         await submit(pilot, "read README.md")
         await wait_idle(app, pilot)
         await submit(pilot, 'replace "hello" with "world" in a.txt')
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.session.queue.pending():
-                break
-        assert app.session.queue.pending()
+        await until(pilot, lambda: app.screen.header.pending == 1, "the edit is pending")
     # The process "ends" with the edit pending; a new one continues the session.
     again = make_app(continue_last=True)
     async with again.run_test(size=(120, 30)) as pilot:
-        await pilot.pause(0.2)
+        await until(pilot, lambda: again.screen.header.pending == 1,
+                    "the restored edit is pending")
+        await settle(pilot)
         users = [str(widget.render()) for widget in again.screen.transcript.query(UserMessage)]
         assert users[:2] == ["read README.md", 'replace "hello" with "world" in a.txt']
         tools = [entry.tool for entry in again.screen.transcript.query(ActionEntry)]
         assert "read_file" in tools
         assert again.screen.header.pending == 1
         await pilot.press("f5", "y")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if (demo / "a.txt").read_text() == "world there\n":
-                break
-        assert (demo / "a.txt").read_text() == "world there\n"
+        await until(pilot, lambda: (demo / "a.txt").read_text() == "world there\n",
+                    "the approved edit is on disk")
 
 
 def test_open_error_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -4,25 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.ui.conftest import (
-    publish_finished,
-    publish_mid_stream,
-    stable_header,
-    submit,
-    submit_pending,
-)
-
-
-async def _settle(pilot) -> None:
-    await pilot.pause(0.1)
-    await pilot.app.screen.transcript.settle()
-    await pilot.pause()
+from tests.ui.conftest import publish_finished, publish_mid_stream, stable_header, submit_pending
+from tests.ui.waits import settle, submit, until
 
 
 def test_empty_workspace(snap_compare, make_app) -> None:
     async def before(pilot) -> None:
         stable_header(pilot.app)
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=(140, 40), run_before=before)
 
@@ -31,7 +20,7 @@ def test_mid_stream_with_reasoning_and_actions(snap_compare, make_app) -> None:
     async def before(pilot) -> None:
         stable_header(pilot.app)
         publish_mid_stream(pilot.app)
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=(140, 40), run_before=before)
 
@@ -41,7 +30,7 @@ def test_finished_turn(snap_compare, make_app) -> None:
         stable_header(pilot.app)
         publish_mid_stream(pilot.app)
         publish_finished(pilot.app)
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=(140, 40), run_before=before)
 
@@ -50,9 +39,10 @@ def test_pending_edit_with_diff(snap_compare, make_app, demo: Path) -> None:
     async def before(pilot) -> None:
         stable_header(pilot.app)
         submit_pending(pilot.app, demo)
-        await _settle(pilot)
+        await until(pilot, lambda: pilot.app.screen.header.pending == 1, "the edit is pending")
+        await settle(pilot)
         await pilot.press("f5")
-        await pilot.pause()
+        await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=(140, 40), run_before=before)
 
@@ -63,7 +53,9 @@ def test_gauge_over_threshold(snap_compare, make_app, demo: Path) -> None:
     async def before(pilot) -> None:
         stable_header(pilot.app)
         await submit(pilot, "@NOTES.md")
-        await _settle(pilot)
+        await until(pilot, lambda: pilot.app.session.engine.by_source("NOTES.md"),
+                    "NOTES.md is in the context")
+        await settle(pilot)
 
     assert snap_compare(make_app(context_limit=20_000), terminal_size=(140, 40),
                         run_before=before)
@@ -74,7 +66,7 @@ def test_light_theme(snap_compare, make_app) -> None:
         stable_header(pilot.app)
         publish_mid_stream(pilot.app)
         publish_finished(pilot.app)
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(make_app(theme="swetui-light"), terminal_size=(140, 40),
                         run_before=before)
@@ -86,7 +78,8 @@ def test_small_terminal_80x24(snap_compare, make_app, demo: Path) -> None:
         publish_mid_stream(pilot.app)
         publish_finished(pilot.app)
         submit_pending(pilot.app, demo)
-        await _settle(pilot)
+        await until(pilot, lambda: pilot.app.screen.header.pending == 1, "the edit is pending")
+        await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=before)
 

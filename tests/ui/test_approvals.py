@@ -17,6 +17,7 @@ from swetui.ui.screens.batch_review import BatchReview
 from swetui.ui.screens.deny_reason import DenyReason
 from swetui.ui.screens.item_editor import ItemEditor
 from swetui.ui.widgets import ApprovalQueuePane
+from tests.ui.waits import until
 
 OLD = "".join(f"line {n}\n" for n in range(1, 31)).replace(
     "line 2\n", "def compute(x):\n    return x\n")
@@ -83,31 +84,67 @@ class QueueApp(App[None]):
 # -- snapshots -------------------------------------------------------------------------------
 
 
+async def shown(pilot, app: QueueApp) -> None:
+    """Wait until the pane lists the app's initial actions, the first one selected."""
+    pane = app.query_one(ApprovalQueuePane)
+    await until(pilot, lambda: app.counts and app.counts[-1] == len(app.initial)
+                and pane.selected_action is not None, "the pending actions are listed")
+
+
 def test_snapshot_pending_edit_with_diff(snap_compare) -> None:
-    assert snap_compare(QueueApp([edit_action(), bash_action()]), terminal_size=(60, 30))
+    async def before(pilot) -> None:
+        await shown(pilot, pilot.app)
+
+    assert snap_compare(QueueApp([edit_action(), bash_action()]), terminal_size=(60, 30),
+                        run_before=before)
 
 
 def test_snapshot_bash_command(snap_compare) -> None:
+    async def before(pilot) -> None:
+        await shown(pilot, pilot.app)
+        await pilot.press("down")
+        pane = pilot.app.query_one(ApprovalQueuePane)
+        await until(pilot, lambda: pane.selected_action.id == "act_bash", "bash is selected")
+
     assert snap_compare(QueueApp([edit_action(), bash_action()]), terminal_size=(60, 20),
-                        press=["down"])
+                        run_before=before)
 
 
 def test_snapshot_protected_action(snap_compare) -> None:
-    assert snap_compare(QueueApp([protected_action()]), terminal_size=(60, 20))
+    async def before(pilot) -> None:
+        await shown(pilot, pilot.app)
+
+    assert snap_compare(QueueApp([protected_action()]), terminal_size=(60, 20),
+                        run_before=before)
 
 
 def test_snapshot_rejected_hunk(snap_compare) -> None:
-    assert snap_compare(QueueApp([edit_action()]), terminal_size=(60, 30),
-                        press=["space", "]"])
+    async def before(pilot) -> None:
+        await shown(pilot, pilot.app)
+        await pilot.press("space", "]")
+        diff = pilot.app.query_one(ApprovalQueuePane).preview.diff
+        await until(pilot, lambda: diff.rejected == {0} and diff.current == 1,
+                    "the first hunk is rejected and the second one current")
+
+    assert snap_compare(QueueApp([edit_action()]), terminal_size=(60, 30), run_before=before)
 
 
 def test_snapshot_empty(snap_compare) -> None:
-    assert snap_compare(QueueApp([]), terminal_size=(40, 10))
+    async def before(pilot) -> None:
+        await until(pilot, lambda: pilot.app.counts == [0], "the empty queue is counted")
+
+    assert snap_compare(QueueApp([]), terminal_size=(40, 10), run_before=before)
 
 
 def test_snapshot_batch_review(snap_compare) -> None:
+    async def before(pilot) -> None:
+        await shown(pilot, pilot.app)
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(pilot.app.screen, BatchReview),
+                    "the review opened")
+
     assert snap_compare(QueueApp([edit_action(), bash_action(), protected_action()]),
-                        terminal_size=(80, 40), press=["b"])
+                        terminal_size=(80, 40), run_before=before)
 
 
 # -- keys ------------------------------------------------------------------------------------
@@ -116,9 +153,10 @@ def test_snapshot_batch_review(snap_compare) -> None:
 async def test_approve_resolves_future_and_posts_decided() -> None:
     app = QueueApp([edit_action(), bash_action()])
     async with app.run_test(size=(60, 30)) as pilot:
-        await pilot.pause()
+        await shown(pilot, app)
         await pilot.press("y")
-        await pilot.pause()
+        await until(pilot, lambda: app.futures["act_edit"].done() and app.decided,
+                    "the edit was decided")
         decision = app.futures["act_edit"].result()
         assert decision.approved and decision.hunks is None and decision.remember == "once"
         assert not app.futures["act_bash"].done()
@@ -130,12 +168,12 @@ async def test_approve_resolves_future_and_posts_decided() -> None:
 async def test_deny_with_reason_reaches_the_decision() -> None:
     app = QueueApp([bash_action()])
     async with app.run_test(size=(60, 30)) as pilot:
-        await pilot.pause()
+        await shown(pilot, app)
         await pilot.press("n")
-        await pilot.pause()
-        assert isinstance(app.screen, DenyReason)
+        await until(pilot, lambda: isinstance(app.screen, DenyReason), "the reason is asked")
         await pilot.press(*"use make test", "enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.futures["act_bash"].done() and app.counts[-1] == 0,
+                    "the command was denied")
         decision = app.futures["act_bash"].result()
         assert not decision.approved and decision.reason == "use make test"
         assert app.counts[-1] == 0
@@ -144,9 +182,11 @@ async def test_deny_with_reason_reaches_the_decision() -> None:
 async def test_escape_in_deny_leaves_action_pending() -> None:
     app = QueueApp([bash_action()])
     async with app.run_test(size=(60, 30)) as pilot:
-        await pilot.pause()
-        await pilot.press("n", "escape")
-        await pilot.pause()
+        await shown(pilot, app)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, DenyReason), "the reason is asked")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, DenyReason), "the dialog closed")
         assert not app.futures["act_bash"].done()
         assert app.queue.pending()[0].id == "act_bash"
 
@@ -154,9 +194,10 @@ async def test_escape_in_deny_leaves_action_pending() -> None:
 async def test_approve_all() -> None:
     app = QueueApp([edit_action(), bash_action(), protected_action()])
     async with app.run_test(size=(60, 30)) as pilot:
-        await pilot.pause()
+        await shown(pilot, app)
         await pilot.press("A")
-        await pilot.pause()
+        await until(pilot, lambda: all(future.done() for future in app.futures.values())
+                    and app.counts[-1] == 0, "every action was decided")
         assert all(future.result().approved for future in app.futures.values())
         assert len(app.decided) == 3 and app.counts[-1] == 0
         assert "No pending actions" in str(
@@ -168,9 +209,9 @@ async def test_rejecting_a_hunk_approves_only_the_rest() -> None:
     assert len(action.hunks) == 2
     app = QueueApp([action])
     async with app.run_test(size=(60, 30)) as pilot:
-        await pilot.pause()
+        await shown(pilot, app)
         await pilot.press("]", "space", "y")  # reject the second hunk
-        await pilot.pause()
+        await until(pilot, lambda: app.futures["act_edit"].done(), "the edit was decided")
         decision = app.futures["act_edit"].result()
         assert decision.approved and decision.hunks == [0]
         applied = apply_hunks(OLD, NEW, decision.hunks)
@@ -180,11 +221,11 @@ async def test_rejecting_a_hunk_approves_only_the_rest() -> None:
 async def test_remember_for_session_and_workspace() -> None:
     app = QueueApp([bash_action("a1"), bash_action("a2", "ls")])
     async with app.run_test(size=(60, 30)) as pilot:
-        await pilot.pause()
+        await shown(pilot, app)
         await pilot.press("s")
-        await pilot.pause()
+        await until(pilot, lambda: app.futures["a1"].done(), "the first was decided")
         await pilot.press("w")
-        await pilot.pause()
+        await until(pilot, lambda: app.futures["a2"].done(), "the second was decided")
         assert app.futures["a1"].result().remember == "session"
         assert app.futures["a2"].result().remember == "workspace"
 
@@ -192,13 +233,12 @@ async def test_remember_for_session_and_workspace() -> None:
 async def test_edit_before_approving_sends_edited_command() -> None:
     app = QueueApp([bash_action()])
     async with app.run_test(size=(80, 30)) as pilot:
-        await pilot.pause()
+        await shown(pilot, app)
         await pilot.press("E")
-        await pilot.pause()
-        assert isinstance(app.screen, ItemEditor)
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), "the editor opened")
         app.screen.query_one("TextArea").text = "pytest -q -x"
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await until(pilot, lambda: app.futures["act_bash"].done(), "the command was decided")
         decision = app.futures["act_bash"].result()
         assert decision.approved and decision.edited == "pytest -q -x"
 
@@ -206,13 +246,13 @@ async def test_edit_before_approving_sends_edited_command() -> None:
 async def test_batch_review_decides_each() -> None:
     app = QueueApp([edit_action(), bash_action(), protected_action()])
     async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.pause()
+        await shown(pilot, app)
         await pilot.press("b")
-        await pilot.pause()
-        assert isinstance(app.screen, BatchReview)
+        await until(pilot, lambda: isinstance(app.screen, BatchReview), "the review opened")
         # edit: approve (default), bash: toggle to deny, protected: defaults to deny
         await pilot.press("down", "space", "enter")
-        await pilot.pause()
+        await until(pilot, lambda: all(future.done() for future in app.futures.values())
+                    and app.counts[-1] == 0, "every action was decided")
         assert app.futures["act_edit"].result().approved
         assert not app.futures["act_bash"].result().approved
         assert not app.futures["act_env"].result().approved
@@ -222,12 +262,12 @@ async def test_batch_review_decides_each() -> None:
 async def test_new_actions_arrive_and_count_badge_updates() -> None:
     app = QueueApp([])
     async with app.run_test(size=(60, 30)) as pilot:
-        await pilot.pause()
-        assert app.counts == [0]
+        await until(pilot, lambda: app.counts == [0], "the empty queue was counted")
         app.futures["late"] = app.queue.submit(bash_action("late", "make"))
-        await pilot.pause()
         pane = app.query_one(ApprovalQueuePane)
-        assert app.counts[-1] == 1 and pane.selected_action.id == "late"
+        await until(pilot, lambda: app.counts[-1] == 1 and pane.selected_action is not None,
+                    "the new action arrived")
+        assert pane.selected_action.id == "late"
         app.queue.discard("late")
-        await pilot.pause()
-        assert app.counts[-1] == 0 and pane.selected_action is None
+        await until(pilot, lambda: app.counts[-1] == 0 and pane.selected_action is None,
+                    "the discarded action left")

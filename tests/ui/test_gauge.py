@@ -12,8 +12,8 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer
 from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
 from swetui.ui.widgets.gauge import bar_cells, format_tokens
-
-from .test_approvals import bash_action, edit_action
+from tests.ui.test_approvals import bash_action, edit_action
+from tests.ui.waits import until
 
 
 def build_engine(history_words: int = 200, memory_words: int = 100) -> ContextEngine:
@@ -99,7 +99,13 @@ def test_snapshot_gauge_compact_over_threshold(snap_compare) -> None:
 
 
 def test_snapshot_narrow_workspace(snap_compare) -> None:
-    assert snap_compare(NarrowWorkspace(build_engine()), terminal_size=(80, 24))
+    async def before(pilot) -> None:
+        pane = pilot.app.query_one(ApprovalQueuePane)
+        await until(pilot, lambda: len(pane.actions) == 2 and pane.selected_action is not None,
+                    "both actions are listed")
+
+    assert snap_compare(NarrowWorkspace(build_engine()), terminal_size=(80, 24),
+                        run_before=before)
 
 
 # -- behaviour -------------------------------------------------------------------------------
@@ -125,15 +131,14 @@ async def test_gauge_follows_engine_changes() -> None:
         gauge = app.query_one(BudgetGauge)
         before = gauge.budget.total
         engine.drop("u1")
-        await pilot.pause(0.1)
-        assert gauge.budget.total == engine.budget().total < before
+        await until(pilot, lambda: gauge.budget == engine.budget(), "the gauge caught up")
+        assert gauge.budget.total < before
         assert format_tokens(gauge.budget.total) in gauge.summary
         engine.set_draft("a prompt being typed " * 20)
-        await pilot.pause(0.1)
-        assert gauge.budget == engine.budget()
+        await until(pilot, lambda: gauge.budget == engine.budget(), "the gauge caught up")
         assert "measured" not in gauge.render().plain
         engine.record_usage(900, 800)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: gauge.budget == engine.budget(), "the gauge caught up")
         plain = gauge.render().plain
         assert "measured 900" in plain and "calibrated" in plain
 
@@ -142,11 +147,14 @@ async def test_burst_of_changes_is_throttled_but_final_value_shows() -> None:
     engine = build_engine()
     app = GaugeApp(engine)
     async with app.run_test(size=(40, 12)) as pilot:
-        await pilot.pause(0.1)
+        gauge = app.query_one(BudgetGauge)
+        await until(pilot, lambda: gauge.budget == engine.budget(), "the gauge shows")
         app.shown.clear()
         for n in range(200):
             engine.set_draft("word " * n)
-        await pilot.pause(0.2)
+        # The last value always shows, at the latest a frame after the burst.
+        await until(pilot, lambda: app.shown and app.shown[-1] == engine.budget(),
+                    "the gauge showed the final budget")
         assert 1 <= len(app.shown) < 20
         assert app.shown[-1] == engine.budget()
         assert app.query_one(BudgetGauge).budget == engine.budget()
@@ -156,7 +164,9 @@ async def test_gauge_updates_from_a_worker_thread() -> None:
     engine = build_engine()
     app = GaugeApp(engine)
     async with app.run_test(size=(40, 12)) as pilot:
+        before = engine.budget()
         worker = app.run_worker(lambda: engine.drop("f1"), thread=True)
         await worker.wait()
-        await pilot.pause(0.1)
-        assert app.query_one(BudgetGauge).budget == engine.budget()
+        gauge = app.query_one(BudgetGauge)
+        await until(pilot, lambda: gauge.budget == engine.budget() != before,
+                    "the gauge showed the change made in the thread")

@@ -15,6 +15,7 @@ from swetui.ui.screens.item_preview import ItemPreview
 from swetui.ui.screens.request_view import RequestView
 from swetui.ui.widgets import BudgetGauge, ContextInspector
 from swetui.ui.widgets.gauge import format_tokens
+from tests.ui.waits import until
 
 APP_SOURCE = "def main() -> int:\n    return compute(41) + 1\n\n\ndef compute(x: int) -> int:\n" \
              "    return x\n"
@@ -97,14 +98,22 @@ def test_snapshot_inspector_states(snap_compare) -> None:
 def test_snapshot_inspector_selection(snap_compare) -> None:
     async def select(pilot) -> None:
         await pilot.press("down", "down", "down", "down", "space", "space")
+        inspector = pilot.app.query_one(ContextInspector)
+        await until(pilot, lambda: inspector.selected == {"u1", "a1"}
+                    and inspector.cursor_item.id == "u2", "two items are selected")
 
     assert snap_compare(InspectorApp(build_engine()), terminal_size=(40, 30),
                         run_before=select)
 
 
 def test_snapshot_what_is_sent(snap_compare) -> None:
+    async def view(pilot) -> None:
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(pilot.app.screen, RequestView),
+                    "the request opened")
+
     assert snap_compare(InspectorApp(decorate(build_engine())), terminal_size=(80, 30),
-                        press=["w"])
+                        run_before=view)
 
 
 def test_snapshot_editor(snap_compare) -> None:
@@ -112,6 +121,7 @@ def test_snapshot_editor(snap_compare) -> None:
         inspector = pilot.app.query_one(ContextInspector)
         inspector.move_to("a1")
         await pilot.press("e")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ItemEditor), "the editor opened")
 
     assert snap_compare(InspectorApp(decorate(build_engine())), terminal_size=(80, 24),
                         run_before=edit)
@@ -121,6 +131,8 @@ def test_snapshot_preview_code(snap_compare) -> None:
     async def preview(pilot) -> None:
         pilot.app.query_one(ContextInspector).move_to("f1")
         await pilot.press("enter")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ItemPreview),
+                    "the preview opened")
 
     assert snap_compare(InspectorApp(build_engine()), terminal_size=(80, 24),
                         run_before=preview)
@@ -136,13 +148,14 @@ async def test_pin_moves_item_to_pinned_layer_and_keeps_cursor() -> None:
         inspector = app.query_one(ContextInspector)
         inspector.move_to("f2")
         await pilot.press("p")
-        await pilot.pause()
+        await until(pilot, lambda: inspector.rows.layer_of("f2") is Layer.PINNED,
+                    "f2 moved to the pinned layer")
         assert engine.get("f2").pinned
         assert inspector.cursor_item is not None and inspector.cursor_item.id == "f2"
-        assert inspector.rows.layer_of("f2") is Layer.PINNED
         assert engine.budget().layer(Layer.PINNED).tokens == engine.sent_tokens("f2")
         await pilot.press("p")
-        await pilot.pause()
+        await until(pilot, lambda: inspector.rows.layer_of("f2") is not Layer.PINNED,
+                    "f2 left the pinned layer")
         assert not engine.get("f2").pinned
         assert inspector.cursor_item.id == "f2"
 
@@ -157,15 +170,14 @@ async def test_drop_changes_request_and_gauge() -> None:
         assert "def compute" in request_text(engine)
         inspector.move_to("f1")
         await pilot.press("d")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: gauge.budget == engine.budget(), "the gauge caught up")
         assert engine.get("f1").state is ItemState.DROPPED
         assert "def compute" not in request_text(engine)
-        assert gauge.budget.total == engine.budget().total < before
+        assert gauge.budget.total < before
         assert gauge.summary.startswith(format_tokens(engine.budget().total) + " / 8k")
         await pilot.press("d")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: gauge.budget.total == before, "the gauge is back")
         assert engine.get("f1").state is ItemState.INCLUDED
-        assert gauge.budget.total == before
 
 
 async def test_edit_in_modal_is_what_is_sent_and_revert_restores() -> None:
@@ -175,23 +187,21 @@ async def test_edit_in_modal_is_what_is_sent_and_revert_restores() -> None:
         inspector = app.query_one(ContextInspector)
         inspector.move_to("u2")
         await pilot.press("e")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), "the editor opened")
         editor = app.screen
-        assert isinstance(editor, ItemEditor)
         editor.query_one("TextArea").text = "add a regression test named test_compute"
         await pilot.press("ctrl+s")
-        await pilot.pause(0.1)
-        assert app.screen is not editor
+        gauge = app.query_one(BudgetGauge)
+        await until(pilot, lambda: app.screen is not editor and engine.get("u2").edited
+                    and gauge.budget == engine.budget(), "the edit was saved and counted")
         item = engine.get("u2")
         assert item.edited and item.original == "and add a test for it"
         assert "test_compute" in request_text(engine)
         assert "and add a test for it" not in request_text(engine)
-        assert app.query_one(BudgetGauge).budget.total == engine.budget().total
         await pilot.press("e")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), "the editor opened")
         await pilot.press("ctrl+r")
-        await pilot.pause(0.1)
-        assert not engine.get("u2").edited
+        await until(pilot, lambda: not engine.get("u2").edited, "the edit was reverted")
         assert "and add a test for it" in request_text(engine)
 
 
@@ -201,12 +211,12 @@ async def test_escape_in_editor_changes_nothing() -> None:
     async with app.run_test(size=(80, 30)) as pilot:
         app.query_one(ContextInspector).move_to("u1")
         await pilot.press("e")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), "the editor opened")
         app.screen.query_one("TextArea").text = "something else"
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen.focused, ContextInspector),
+                    "the editor closed and the inspector has the focus")
         assert not engine.get("u1").edited
-        assert isinstance(app.screen.focused, ContextInspector)
 
 
 async def test_multi_select_then_drop_drops_all_selected() -> None:
@@ -216,14 +226,15 @@ async def test_multi_select_then_drop_drops_all_selected() -> None:
         inspector = app.query_one(ContextInspector)
         inspector.move_to("u1")
         await pilot.press("space", "shift+down")
-        assert inspector.selected == {"u1", "a1", "u2"}
+        await until(pilot, lambda: inspector.selected == {"u1", "a1", "u2"}, "three selected")
         await pilot.press("d")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: engine.get("u2").state is ItemState.DROPPED,
+                    "the selection was dropped")
         assert [engine.get(i).state for i in ("u1", "a1", "u2")] == [ItemState.DROPPED] * 3
         assert engine.get("f1").state is ItemState.INCLUDED
         assert "off-by-one" not in request_text(engine)
         await pilot.press("escape")
-        assert not inspector.selected
+        await until(pilot, lambda: not inspector.selected, "escape cleared the selection")
 
 
 async def test_select_layer_and_compact_posts_message() -> None:
@@ -233,12 +244,13 @@ async def test_select_layer_and_compact_posts_message() -> None:
         inspector = app.query_one(ContextInspector)
         inspector.move_to("f2")
         await pilot.press("a")
-        assert inspector.selected == {"f1", "f2", "g1"}
+        await until(pilot, lambda: inspector.selected == {"f1", "f2", "g1"},
+                    "the task layer is selected")
         await pilot.press("c")
-        await pilot.pause()
+        await until(pilot, lambda: app.compact_requests, "compaction was asked for")
         assert app.compact_requests == [("f1", "f2", "g1")]
         await pilot.press("a")
-        assert not inspector.selected
+        await until(pilot, lambda: not inspector.selected, "the selection was cleared")
 
 
 async def test_refresh_rereads_stale_file_from_root(tmp_path: Path) -> None:
@@ -250,8 +262,8 @@ async def test_refresh_rereads_stale_file_from_root(tmp_path: Path) -> None:
     async with app.run_test(size=(40, 30)) as pilot:
         app.query_one(ContextInspector).move_to("f2")
         await pilot.press("r")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(pilot, lambda: engine.get("f2").state is ItemState.INCLUDED,
+                    "the stale item was read again")
         item = engine.get("f2")
         assert item.state is ItemState.INCLUDED
         assert item.content == "def helper():\n    return 3\n"
@@ -263,7 +275,7 @@ async def test_what_is_sent_shows_the_assembled_request() -> None:
     app = InspectorApp(engine)
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press("w")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, RequestView), "the request opened")
         view = app.screen
         assert isinstance(view, RequestView)
         assert view.result.request == engine.assemble().request
@@ -271,7 +283,7 @@ async def test_what_is_sent_shows_the_assembled_request() -> None:
         assert "I will read src/app.py." in json_text
         assert "src/util.py" in json_text
         await pilot.press("escape")
-        assert not isinstance(app.screen, RequestView)
+        await until(pilot, lambda: not isinstance(app.screen, RequestView), "it closed")
 
 
 async def test_preview_opens_for_item_and_closes() -> None:
@@ -279,10 +291,10 @@ async def test_preview_opens_for_item_and_closes() -> None:
     async with app.run_test(size=(80, 30)) as pilot:
         app.query_one(ContextInspector).move_to("f1")
         await pilot.press("v")
-        await pilot.pause()
-        assert isinstance(app.screen, ItemPreview) and app.screen.item.id == "f1"
+        await until(pilot, lambda: isinstance(app.screen, ItemPreview), "the preview opened")
+        assert app.screen.item.id == "f1"
         await pilot.press("escape")
-        assert not isinstance(app.screen, ItemPreview)
+        await until(pilot, lambda: not isinstance(app.screen, ItemPreview), "it closed")
 
 
 async def test_click_pin_column_toggles_pin_and_click_row_moves_cursor() -> None:
@@ -292,11 +304,10 @@ async def test_click_pin_column_toggles_pin_and_click_row_moves_cursor() -> None
         inspector = app.query_one(ContextInspector)
         row = inspector.rows.index_of("u2")
         await pilot.click(inspector, offset=(5, row))
-        assert inspector.cursor_item.id == "u2"
+        await until(pilot, lambda: inspector.cursor_item.id == "u2", "the cursor moved")
         assert not engine.get("u2").pinned
         await pilot.click(inspector, offset=(1, row))
-        await pilot.pause()
-        assert engine.get("u2").pinned
+        await until(pilot, lambda: engine.get("u2").pinned, "the click pinned it")
         assert inspector.cursor_item.id == "u2"
 
 
@@ -309,7 +320,8 @@ async def test_new_items_appear_and_cursor_stays_put() -> None:
         engine.add(ContextItem(id="u3", kind=ItemKind.USER_MESSAGE, layer=Layer.HISTORY,
                                title="one more thing", content="one more thing",
                                turn_created=3))
-        await pilot.pause()
+        await until(pilot, lambda: inspector.rows.index_of("u3") is not None,
+                    "the new item is listed")
         assert inspector.rows.index_of("u3") == inspector.rows.index_of("u2") + 1
         assert inspector.cursor_item.id == "f1"
 
@@ -326,7 +338,7 @@ async def test_two_thousand_items_update_incrementally() -> None:
         rows_before = inspector.rows.rows
         inspector.move_to("t1500")
         await pilot.press("d")
-        await pilot.pause()
-        assert engine.get("t1500").state is ItemState.DROPPED
+        await until(pilot, lambda: engine.get("t1500").state is ItemState.DROPPED,
+                    "t1500 was dropped")
         assert inspector.rows.rows is rows_before  # no re-flatten for an in-place change
         assert inspector.cursor_item.id == "t1500"

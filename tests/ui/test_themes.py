@@ -14,6 +14,7 @@ from swetui.ui.themes import (
     load_theme_file,
     load_themes,
 )
+from tests.ui.waits import palette, until
 
 REPO_THEMES = Path(__file__).resolve().parents[2] / "themes"
 
@@ -56,7 +57,9 @@ async def test_user_theme_registered_and_broken_one_reported_once(make_app) -> N
     (themes / "broken.toml").write_text('name = "broken"\nprimary = 12\n')
     app = make_app(theme="broken")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: any("unknown theme 'broken'" in note.message
+                                       for note in app._notifications),
+                    "the unknown theme was reported")
         assert "mine" in app.available_themes
         assert app.theme == DEFAULT_THEME
         messages = [note.message for note in app._notifications]
@@ -68,10 +71,5 @@ async def test_theme_flag_and_palette_switch(make_app) -> None:
     app = make_app(theme="swetui-dusk")
     async with app.run_test(size=(120, 30)) as pilot:
         assert app.theme == "swetui-dusk"
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"swetui-lig")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.theme == "swetui-light"
+        await palette(pilot, "swetui-lig", expect="swetui-light")
+        await until(pilot, lambda: app.theme == "swetui-light", "the light theme is on")
