@@ -7,7 +7,8 @@ from pathlib import Path
 
 from swetui.options import LaunchOptions
 from swetui.ui.widgets import ApprovalQueuePane
-from tests.ui.test_approvals import QueueApp, bash_action, edit_action
+from tests.ui.test_approvals import QueueApp, bash_action, edit_action, shown
+from tests.ui.waits import until
 
 
 def offer(action_id: str = "act_offer") -> object:
@@ -19,8 +20,9 @@ def offer(action_id: str = "act_offer") -> object:
 async def test_u_runs_the_selected_command_unconfined() -> None:
     app = QueueApp([bash_action()])
     async with app.run_test(size=(60, 30)) as pilot:
+        await shown(pilot, app)
         await pilot.press("u")
-        await pilot.pause()
+        await until(pilot, lambda: app.futures["act_bash"].done(), "the command was decided")
         decision = app.futures["act_bash"].result()
     assert decision.approved and decision.unconfined
 
@@ -28,25 +30,30 @@ async def test_u_runs_the_selected_command_unconfined() -> None:
 async def test_u_does_nothing_to_an_edit() -> None:
     app = QueueApp([edit_action()])
     async with app.run_test(size=(60, 30)) as pilot:
+        await shown(pilot, app)
         await pilot.press("u")
-        await pilot.pause()
-        assert not app.futures["act_edit"].done()
-        assert app.queue.pending()
+        # y comes after u: when y has decided the edit, u had its turn and did nothing.
+        await pilot.press("y")
+        await until(pilot, lambda: app.futures["act_edit"].done(), "y decided the edit")
+        decision = app.futures["act_edit"].result()
+        assert decision.approved and not decision.unconfined
+        assert [action_id for action_id, _ in app.decided] == ["act_edit"]
 
 
 async def test_an_offer_is_marked_and_not_approved_in_bulk() -> None:
     app = QueueApp([offer(), bash_action()])
     async with app.run_test(size=(60, 30)) as pilot:
+        await shown(pilot, app)
         pane = app.query_one(ApprovalQueuePane)
         assert "unconfined" in str(pane.option_list.get_option_at_index(0).prompt)
         preview = str(pane.preview.query_one("#preview-command").render())
         assert "OUTSIDE the sandbox" in preview and "Permission denied" in preview
         await pilot.press("Y")
-        await pilot.pause()
+        await until(pilot, lambda: app.futures["act_bash"].done(), "approve-all decided")
         assert app.futures["act_bash"].result().approved
         assert not app.futures["act_offer"].done()
         await pilot.press("y")
-        await pilot.pause()
+        await until(pilot, lambda: app.futures["act_offer"].done(), "y decided the offer")
         assert app.futures["act_offer"].result().approved
 
 
@@ -60,8 +67,7 @@ async def test_header_says_when_there_is_no_sandbox(demo: Path, isolated_config:
     options = LaunchOptions(path=demo, model="offline", watch=False)
     app = SweTuiApp(AgentSession.open(options, env={}), options=options, watch=False)
     async with app.run_test(size=(140, 45)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
         header = app.screen.header
-        assert "no sandbox" in str(header.render())
+        await until(pilot, lambda: "no sandbox" in str(header.render()),
+                    "the header says there is no sandbox")
         assert "every command" in header.sandbox_off

@@ -12,7 +12,7 @@ from swetui.ui.palette import WorkspaceCommands
 from swetui.ui.screens.main import WorkspaceScreen
 from swetui.ui.screens.trust_review import TrustReview
 from swetui.ui.widgets.transcript_entries import NoticeLine
-from tests.ui.conftest import submit
+from tests.ui.waits import submit, until
 
 SHIPPED = ('mode = "auto"\ncontext_limit = 64000\n\n[[approval_rules]]\naction = "allow"\n'
            'kind = "command"\npattern = "rm"\n')
@@ -30,15 +30,6 @@ def workspace_screen(app: App) -> WorkspaceScreen:
 def notices(app: App) -> str:
     return " ".join(str(line.render())
                     for line in workspace_screen(app).transcript.query(NoticeLine))
-
-
-async def until(pilot, condition, what: str) -> None:
-    """Wait (on the app's own pace) until `condition()` holds."""
-    for _ in range(400):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"never happened: {what}")
 
 
 def allows_rm(app: App) -> bool:
