@@ -36,8 +36,13 @@ class RetryPolicy:
     """Delay before the second attempt; it doubles for each further attempt."""
     max_delay: float = 8.0
     """Upper bound of the exponential backoff."""
-    max_retry_after: float = 30.0
-    """A server's `Retry-After` is honoured up to this many seconds."""
+    max_retry_after: float = 60.0
+    """A server's `Retry-After` is waited out up to this many seconds; a longer one is
+    reported at once (`too_long`) instead of keeping the user waiting in silence."""
+
+    def too_long(self, retry_after: float | None) -> bool:
+        """True when the server asks for a longer wait than a retry should sit through."""
+        return retry_after is not None and retry_after > self.max_retry_after
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait after failed attempt number `attempt` (1-based)."""
@@ -125,3 +130,9 @@ class CircuitBreaker:
 def format_seconds(seconds: float) -> str:
     """`0.3s`, `12s`: short and without float noise, for user-facing messages."""
     return f"{seconds:g}s" if seconds < 10 else f"{math.ceil(seconds)}s"
+
+
+def format_wait(seconds: float) -> str:
+    """A server's requested wait for a person: `300s (5 min)`, `2h`-scale waits in minutes."""
+    text = format_seconds(seconds)
+    return text if seconds < 120 else f"{text} ({math.ceil(seconds / 60)} min)"

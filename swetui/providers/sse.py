@@ -27,6 +27,7 @@ from swetui.providers.resilience import (
     RetryPolicy,
     Sleep,
     format_seconds,
+    format_wait,
     parse_retry_after,
 )
 
@@ -188,14 +189,18 @@ class SseProvider:
                 self.breaker.record_failure()
             else:
                 self.breaker.record_success()
+            too_long = self._retry.too_long(failure.retry_after)
             if (failure.retryable and attempt < self._retry.max_attempts
-                    and not self.breaker.is_open):
+                    and not self.breaker.is_open and not too_long):
                 delay = self._retry.delay(attempt, failure.retry_after)
                 log.info("%s: attempt %d failed (%s); retrying in %.2fs", self.name, attempt,
                          self._redact(failure.message), delay)
                 await self._sleep(delay)
                 continue
             message = failure.message
+            if too_long and failure.retry_after is not None:
+                message += (f"; the server asks to wait {format_wait(failure.retry_after)} "
+                            "before another request: try again later")
             if attempt > 1:
                 message += f" (gave up after {attempt} attempts)"
             yield StreamError(message=message, retryable=failure.retryable, status=failure.status)

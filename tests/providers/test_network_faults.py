@@ -30,13 +30,24 @@ async def test_429_honours_retry_after_then_succeeds(server, openai, sleeps):
     assert len(server.requests) == 2
 
 
-async def test_retry_after_as_http_date_is_capped(server, openai, sleeps):
-    later = format_datetime(datetime.now(UTC) + timedelta(hours=1), usegmt=True)
+async def test_retry_after_as_http_date_is_waited_out_when_short(server, openai, sleeps):
+    later = format_datetime(datetime.now(UTC) + timedelta(seconds=40), usegmt=True)
     server.script(json_reply(429, {"error": {"message": "slow down"}},
                              headers={"retry-after": later}), answer())
-    events = await collect(openai(retry=RetryPolicy(max_retry_after=12.0)))
+    events = await collect(openai())
     assert isinstance(events[-1], Done)
-    assert sleeps.delays == [12.0]
+    [waited] = sleeps.delays
+    assert 30 < waited <= 40
+
+
+async def test_retry_after_beyond_the_policy_limit_is_reported_not_waited(server, openai,
+                                                                          sleeps):
+    server.script(json_reply(429, {"error": {"message": "slow down"}},
+                             headers={"retry-after": "13"}), answer())
+    events = await collect(openai(retry=RetryPolicy(max_retry_after=12.0)))
+    assert events[-1].message == ("openai: 429 Too Many Requests: slow down; the server asks "
+                                  "to wait 13s before another request: try again later")
+    assert sleeps.delays == [] and len(server.requests) == 1
 
 
 async def test_500_then_success_backs_off(server, openai, sleeps):

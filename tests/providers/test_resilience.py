@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from swetui.providers.resilience import CircuitBreaker, RetryPolicy, parse_retry_after
+from swetui.providers.resilience import (
+    CircuitBreaker,
+    RetryPolicy,
+    format_wait,
+    parse_retry_after,
+)
 from tests.providers.loopback import FakeClock
 
 
@@ -47,3 +52,11 @@ def test_breaker_opens_after_three_failures_and_half_opens_after_cooldown():
     breaker.record_success()
     breaker.record_failure()
     assert not breaker.is_open
+
+
+def test_a_wait_over_a_minute_is_too_long_to_sit_through():
+    policy = RetryPolicy()
+    assert not policy.too_long(None) and not policy.too_long(60.0)
+    assert policy.too_long(61.0)
+    assert [format_wait(s) for s in (7, 61, 300, 3600)] == ["7s", "61s", "300s (5 min)",
+                                                            "3600s (60 min)"]
