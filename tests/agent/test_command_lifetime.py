@@ -111,3 +111,23 @@ def test_headless_says_when_there_is_no_sandbox(workspace: Path, isolated_config
                             cwd=workspace, capture_output=True, text=True, timeout=120)
     assert not (workspace / "other.txt").exists()
     assert "denied" in denied.stdout
+
+
+def test_a_fork_storm_of_detached_children_dies_with_swetui(workspace: Path,
+                                                            confinement: str) -> None:
+    """setsid'd children forked in a loop, ignoring SIGTERM: none outlives a SIGKILLed swetui
+    (the supervisor stops the tree before killing it, so forks cannot outrun it)."""
+    marker = f"swetui-storm-{os.getpid()}-{workspace.parent.name}"
+    command = (f"trap '' TERM; for i in $(seq 1 200); do (setsid bash -c 'exec -a {marker} "
+               f"sleep 300' &); done; echo started > started.txt; exec -a {marker} sleep 300")
+    swetui = start_run(workspace, f'run "{command}"', "--yes", "--mode", "auto")
+    try:
+        wait_for(lambda: (workspace / "started.txt").exists(), "the storm to start")
+        os.kill(swetui.pid, signal.SIGKILL)
+        swetui.wait(timeout=60)
+        wait_for(lambda: not processes_with(marker), "every child to die with swetui")
+    finally:
+        if swetui.poll() is None:
+            swetui.kill()
+        for pid in processes_with(marker):
+            os.kill(pid, signal.SIGKILL)

@@ -119,7 +119,7 @@ async def test_auto_mode_cannot_touch_anything_outside(auto_box: Toolbox, outsid
 async def test_writes_above_the_workspace_are_refused(auto_box: Toolbox) -> None:
     result = await bash(auto_box, "echo hi > ../x; echo hi > ../../y")
     assert not (auto_box.root.parent / "x").exists()
-    assert "Permission denied" in result.content
+    assert "Read-only file system" in result.content or "Permission denied" in result.content
 
 
 async def test_dot_git_is_read_only_so_no_planted_hooks(make_toolbox: Callable[..., Toolbox],
@@ -229,7 +229,7 @@ async def test_denied_run_offers_unconfined_and_runs_it_only_when_approved(
 
     agent_bus.subscribe(answer, ApprovalRequested)
     first = await bash(box, f"touch {outside}/made")
-    assert offers and offers[0] and "Permission denied" in offers[0]
+    assert offers and offers[0] and "Read-only file system" in offers[0]
     assert (outside / "made").exists()
     assert "outside the sandbox" in first.content
     second = await bash(box, f"touch {outside}/again")
@@ -289,3 +289,116 @@ def processes_with(marker: str) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+async def test_no_metadata_changes_outside(auto_box: Toolbox, outside: Path) -> None:
+    """Landlock does not govern chmod, chown, utimes or xattrs; the read-only mounts do."""
+    keep = outside / "keep.txt"
+    before = keep.stat()
+    target = str(keep)
+    for command in (f"chmod 000 {target}", f"chmod 4755 {target}", f"touch -d 2001-01-01 "
+                    f"{target}", f"chown 1:1 {target}",
+                    f"python3 -c \"import os; os.setxattr('{target}', 'user.x', b'1')\""):
+        await bash(auto_box, command)
+    after = keep.stat()
+    assert (after.st_mode, after.st_mtime_ns, after.st_uid) == \
+        (before.st_mode, before.st_mtime_ns, before.st_uid)
+    assert os.listxattr(target) == []
+
+
+async def test_nested_git_files_are_read_only_and_new_git_is_moved_aside(
+        auto_box: Toolbox, git_ws: Path, outside: Path) -> None:
+    sub = git_ws / "vendor" / "lib"
+    sub.mkdir(parents=True)
+    (sub / ".git").write_text("gitdir: ../../.git/modules/lib\n")
+    await bash(auto_box, "echo 'gitdir: ../../evil' > vendor/lib/.git")
+    assert (sub / ".git").read_text() == "gitdir: ../../.git/modules/lib\n"
+    result = await bash(auto_box, f"mkdir fresh && cd fresh && git init -q && git config "
+                                  f"core.fsmonitor 'touch {outside}/planted'")
+    assert not (git_ws / "fresh" / ".git").exists()
+    assert (git_ws / "fresh" / ".git.swetui-quarantine").is_dir()
+    assert "moved git metadata" in result.content
+    subprocess.run(["git", "status"], cwd=git_ws / "fresh", capture_output=True)
+    assert not (outside / "planted").exists()
+
+
+async def test_secrets_behind_links_and_in_tool_dirs_are_covered(auto_box: Toolbox,
+                                                                 outside: Path) -> None:
+    (outside / "prod.env").write_text(f"PROD={KEY}\n")
+    (auto_box.root / ".env.local").symlink_to(outside / "prod.env")
+    (auto_box.root / "node_modules" / "pkg").mkdir(parents=True)
+    (auto_box.root / "node_modules" / "pkg" / ".env").write_text(f"K={KEY}\n")
+    (auto_box.root / ".venv").mkdir()
+    (auto_box.root / ".venv" / "id_rsa").write_text(f"{KEY}\n")
+    result = await bash(auto_box, "cat .env.local; cat .en* | rev | rev; "
+                                  "cat node_modules/pkg/.env .venv/id_rsa")
+    assert KEY not in result.content
+
+
+async def test_other_terminals_cannot_be_read(auto_box: Toolbox) -> None:
+    leader, follower = os.openpty()
+    try:
+        name = os.ttyname(follower)
+        os.write(leader, b"typed-password\n")
+        result = await bash(auto_box, f"timeout 5 head -n 1 {name}; ls /dev")
+        assert "typed-password" not in result.content
+        assert "vda" not in result.content and "kmsg" not in result.content
+    finally:
+        os.close(leader)
+        os.close(follower)
+
+
+async def test_tampering_with_the_private_tmp_does_not_break_the_sandbox(
+        auto_box: Toolbox) -> None:
+    (auto_box.root / ".env").write_text(f"K={KEY}\n")
+    await bash(auto_box, "rm -rf /tmp/.swetui-cover /dev/.swetui-cover; "
+                         "mkdir /tmp/.swetui-cover; ln -s /etc/passwd /tmp/x")
+    result = await bash(auto_box, "cat .env; echo still-works")
+    assert "still-works" in result.content and KEY not in result.content
+
+
+async def test_a_workspace_too_large_to_scan_is_refused(auto_box: Toolbox,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import swetui.agent.sandbox as sandbox_module
+
+    monkeypatch.setattr(sandbox_module, "MAX_WALK", 20)
+    for index in range(30):
+        (auto_box.root / f"f{index}").write_text("x")
+    result = await bash(auto_box, "echo should-not-run > ran.txt")
+    assert not (auto_box.root / "ran.txt").exists()
+    assert "could not start" in result.content and "more than 20" in result.content
+
+
+async def test_swetui_own_code_in_the_workspace_is_read_only(
+        auto_box: Toolbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Developing swetui with swetui: a command must not rewrite the code swetui runs next
+    outside the sandbox (nor the helper, which is passed as source, read at import)."""
+    import swetui.agent.sandbox as sandbox_module
+
+    own = auto_box.root / "swetui-install"
+    own.mkdir()
+    (own / "toolbox.py").write_text("# swetui's code\n")
+    monkeypatch.setattr(sandbox_module, "_own_code_dirs", lambda: [str(own)])
+    await bash(auto_box, "echo 'import os; os.system(\"evil\")' > swetui-install/toolbox.py")
+    assert (own / "toolbox.py").read_text() == "# swetui's code\n"
+    argv = auto_box.sandbox.argv("true", "/bin/sh", confine=True)
+    assert sandbox_module.HELPER_SOURCE in argv and str(sandbox_module.HELPER) not in argv
+
+
+async def test_the_session_keyring_is_not_inherited(auto_box: Toolbox) -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    add_key = {"x86_64": 248, "aarch64": 217}.get(os.uname().machine)
+    if add_key is None:
+        pytest.skip("add_key number unknown on this machine")
+    payload = KEY.encode()
+    serial = libc.syscall(add_key, b"user", b"swetui-test", payload, len(payload), -3)
+    if serial < 0:
+        pytest.skip("no session keyring here")
+    script = ("import ctypes; l=ctypes.CDLL(None); "
+              "k=l.syscall({n}, 10, -3, b'user', b'swetui-test', 0); "
+              "b=ctypes.create_string_buffer(100); l.syscall({n}, 11, k, b, 100); "
+              "print(b.value)").format(n={"x86_64": 250, "aarch64": 219}[os.uname().machine])
+    result = await bash(auto_box, f'python3 -c "{script}"')
+    assert KEY not in result.content

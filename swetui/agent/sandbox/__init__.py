@@ -20,22 +20,46 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swetui.agent.tools.sensitive import CREDENTIAL_DIRS, is_secret_file
-from swetui.engine.files import TOOL_DIRS
 
 HELPER = Path(__file__).with_name("confine.py")
+HELPER_SOURCE = HELPER.read_text(encoding="utf-8")
+"""Read once, at import (before any command runs), and passed with `-c`: a command that
+rewrites confine.py in a workspace holding swetui's own source changes nothing."""
+INTERPRETER = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+"""The real interpreter binary, resolved at import: a venv's `bin/python` link inside the
+workspace could be replaced by a command."""
 SETUP_FAILED = 125
 SETUP_PREFIX = "swetui-sandbox: "
-HOME_SECRETS = (*sorted(CREDENTIAL_DIRS), ".config/gcloud", ".netrc", ".git-credentials",
-                ".pypirc", ".npmrc", ".pgpass", ".password-store")
+HOME_SECRETS = (*sorted(CREDENTIAL_DIRS), ".config/gcloud", ".config/gh", ".config/hub",
+                ".config/op", ".config/rclone", ".netrc", ".git-credentials", ".pypirc",
+                ".npmrc", ".yarnrc", ".pgpass", ".my.cnf", ".password-store",
+                ".cargo/credentials", ".cargo/credentials.toml", ".terraform.d", ".m2",
+                ".gradle/gradle.properties", ".vault-token", ".bash_history", ".zsh_history",
+                ".python_history", ".psql_history", ".mysql_history", ".local/share/keyrings")
 """Credential files and directories in the user's home, covered inside the sandbox."""
 SYSTEM_SECRETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd",
-                  "/run/user", "/run/dbus")
+                  "/run/user", "/run/dbus", "/run/systemd", "/run/screen", "/var/run/screen")
 """Sockets a command could use to act outside the sandbox (Landlock does not govern
 connecting to a Unix socket by path), covered inside the sandbox."""
+OFFLINE_SECRETS = ("/run", "/var/run")
+"""Covered whole when the network is cut (then nothing there is needed to resolve names)."""
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
-READ_ONLY_DIRS = (".git", ".swetui", ".hg", ".svn")
-MAX_WALK = 50_000
-"""Entries looked at when finding secret files to cover; a larger tree is cut short."""
+READ_ONLY_NAMES = frozenset({".git", ".swetui", ".hg", ".svn"})
+MAX_WALK = 500_000
+"""Entries a workspace may have: past this the sandbox refuses to start (fail closed)
+rather than leave the secret files it did not reach readable."""
+
+
+class WorkspaceTooLarge(RuntimeError):
+    """The workspace has more entries than the secret-file walk may visit."""
+
+
+def _own_code_dirs() -> list[str]:
+    """swetui's package and Python installation: made read-only in the sandbox when they
+    live inside the workspace (developing swetui with swetui, a project venv)."""
+    package = Path(__file__).resolve().parents[2]
+    return sorted({str(package), os.path.realpath(sys.prefix),
+                   os.path.realpath(sys.base_prefix), os.path.dirname(INTERPRETER)})
 
 
 @dataclass(frozen=True)
@@ -75,7 +99,7 @@ def _probe() -> SandboxStatus:
                 "network": False, "confine": True, "parent": os.getpid()}
         try:
             done = subprocess.run(
-                [sys.executable, "-I", "-S", str(HELPER), json.dumps(spec), "--",
+                [INTERPRETER, "-I", "-S", "-c", HELPER_SOURCE, json.dumps(spec), "--",
                  "/bin/sh", "-c", "echo probe > ok"],
                 cwd=root, capture_output=True, text=True, timeout=30,
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
@@ -88,40 +112,72 @@ def _probe() -> SandboxStatus:
     return SandboxStatus(True, "Landlock + namespaces")
 
 
-def _walk_protected(root: Path) -> tuple[list[str], list[str]]:
-    """(read-only directories, secret files) in the workspace, symlinks not followed.
+class WorkspaceScan:
+    """The workspace's read-only entries and secret files, kept between commands: each
+    directory is listed again only when its mtime changed (a stat instead of a listing), so
+    a scan before and after every command stays cheap on a large tree. Symlinked
+    directories are followed once; nothing is skipped (secrets hide in node_modules too)."""
 
-    The per-entry test is a name check (`is_secret_file` on the name alone, plus "inside a
-    credential directory"), so a 10,000-file tree costs a scandir walk and little more."""
-    readonly: list[str] = []
-    secrets: list[str] = []
-    seen = 0
-    stack: list[tuple[str, bool]] = [(str(root), False)]
-    while stack and seen < MAX_WALK:
-        directory, in_credentials = stack.pop()
+    def __init__(self, root: Path) -> None:
+        self.root = str(root)
+        self._listing: dict[str, tuple[int, list[tuple[str, bool, bool]]]] = {}
+
+    def _entries(self, directory: str) -> list[tuple[str, bool, bool]]:
+        """(name, is_dir, is_link) of a directory, from the cache while it is unchanged."""
+        try:
+            mtime = os.stat(directory).st_mtime_ns
+        except OSError:
+            return []
+        cached = self._listing.get(directory)
+        if cached is not None and cached[0] == mtime:
+            return cached[1]
+        entries = []
         try:
             with os.scandir(directory) as iterator:
-                entries = list(iterator)
+                for entry in iterator:
+                    try:
+                        link = entry.is_symlink()
+                        entries.append((entry.name, entry.is_dir(), link))
+                    except OSError:
+                        continue
         except OSError:
-            continue
-        seen += len(entries)
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
+            return []
+        self._listing[directory] = (mtime, entries)
+        return entries
+
+    def scan(self) -> tuple[list[str], list[str]]:
+        """(read-only entries: every `.git`/`.swetui` at any depth, files too; secret files
+        and directories). Raises WorkspaceTooLarge past MAX_WALK entries."""
+        readonly: list[str] = []
+        secrets: list[str] = []
+        seen = 0
+        visited: set[str] = set()
+        stack: list[tuple[str, bool]] = [(self.root, False)]
+        while stack:
+            directory, in_credentials = stack.pop()
+            real = os.path.realpath(directory)
+            if real in visited:
                 continue
-            name = entry.name
-            if is_dir and name in READ_ONLY_DIRS:
-                readonly.append(entry.path)
-            elif in_credentials or is_secret_file(name):
-                secrets.append(entry.path)
-            elif is_dir and name not in TOOL_DIRS:
-                stack.append((entry.path, name in CREDENTIAL_DIRS))
-    for name in READ_ONLY_DIRS:  # also a .git *file* (worktrees) or one made later
-        path = root / name
-        if str(path) not in readonly and path.exists():
-            readonly.append(str(path))
-    return readonly, secrets
+            visited.add(real)
+            entries = self._entries(directory)
+            seen += len(entries)
+            if seen > MAX_WALK:
+                raise WorkspaceTooLarge(f"the workspace has more than {MAX_WALK:,} entries to "
+                                        "scan for secret files")
+            for name, is_dir, is_link in entries:
+                path = os.path.join(directory, name)
+                if name in READ_ONLY_NAMES and not is_link:
+                    readonly.append(path)
+                elif in_credentials or is_secret_file(name):
+                    secrets.append(path)
+                elif is_dir:
+                    stack.append((path, name in CREDENTIAL_DIRS))
+        return readonly, secrets
+
+    def git_entries(self) -> set[str]:
+        """Every `.git` (directory or file) in the workspace now."""
+        readonly, _ = self.scan()
+        return {path for path in readonly if os.path.basename(path) == ".git"}
 
 
 class Sandbox:
@@ -136,6 +192,8 @@ class Sandbox:
         self.cover = cover
         """Shared temp directories replaced by the private one inside the sandbox."""
         self._scratch: Path | None = None
+        self._scan = WorkspaceScan(self.root)
+        self._git_before: set[str] = set()
 
     @property
     def status(self) -> SandboxStatus:
@@ -155,19 +213,49 @@ class Sandbox:
         return self._scratch
 
     def argv(self, command: str, shell: str, *, confine: bool) -> list[str]:
-        """The argv that runs `shell -c command` through the helper."""
+        """The argv that runs `shell -c command` through the helper (raises
+        WorkspaceTooLarge when confined and the workspace cannot be scanned whole)."""
         spec: dict[str, object] = {"workspace": str(self.root), "tmp": str(self.scratch),
                                    "confine": confine, "network": self.network,
                                    "cover": list(self.cover),
                                    "parent": os.getpid()}
         if confine:
-            readonly, secrets = _walk_protected(self.root)
+            readonly, secrets = self._scan.scan()
+            self._git_before = {p for p in readonly if os.path.basename(p) == ".git"}
+            root = str(self.root)
+            own = [path for path in _own_code_dirs()
+                   if path == root or path.startswith(root + "/")]
             home = Path.home()
-            spec["readonly"] = readonly
+            spec["readonly"] = [*readonly, *own]
             spec["hide"] = [*secrets, *(str(home / name) for name in HOME_SECRETS),
-                            *SYSTEM_SECRETS]
-        return [sys.executable, "-I", "-S", str(HELPER), json.dumps(spec), "--",
+                            *SYSTEM_SECRETS, *(() if self.network else OFFLINE_SECRETS)]
+        return [INTERPRETER, "-I", "-S", "-c", HELPER_SOURCE, json.dumps(spec), "--",
                 shell, "-c", command]
+
+    def quarantine_new_git(self) -> list[str]:
+        """Git metadata a confined command created (`git init`, a planted `.git` file) would
+        run its config (core.fsmonitor, hooks) the next time anyone runs git there,
+        unconfined. It is moved aside; returns a line per move."""
+        try:
+            created = self._scan.git_entries() - self._git_before
+        except WorkspaceTooLarge:
+            return []
+        moved = []
+        for path in sorted(created):
+            target = f"{path}.swetui-quarantine"
+            number = 1
+            while os.path.lexists(target):
+                number += 1
+                target = f"{path}.swetui-quarantine-{number}"
+            try:
+                os.rename(path, target)
+            except OSError as exc:
+                moved.append(f"{os.path.relpath(path, self.root)}: could not be moved aside "
+                             f"({exc.strerror}); do not run git there before checking it")
+                continue
+            moved.append(f"{os.path.relpath(path, self.root)} → "
+                         f"{os.path.relpath(target, self.root)}")
+        return moved
 
     def close(self) -> None:
         if self._scratch is not None:

@@ -10,18 +10,24 @@ so it starts in milliseconds without importing swetui.
                    └ bash -c COMMAND  (Landlock-confined, no capabilities, no_new_privs)
 
 Confinement (when `confine` is true), all by the kernel:
-- user + mount namespaces: `.git/`, `.swetui/` and the other read-only paths are bind
-  mounts remounted read-only; secret files and credential directories are covered by an
-  unreadable empty file or directory; `/tmp`, `/var/tmp` and `/dev/shm` are the session's
-  private temp directory, so other programs' sockets and files there are out of reach;
+- user + mount namespaces: every mount is read-only (so no chmod, chown, utimes or xattr
+  outside) except the workspace and the private temp directory; inside the workspace every
+  `.git` and `.swetui` (any depth, files too) is a read-only bind mount; secret files and
+  credential directories are covered by an unreadable empty file or directory; `/tmp`,
+  `/var/tmp` and `/dev/shm` are the session's private temp directory, so other programs'
+  sockets and files there are out of reach; `/dev` is private (a few harmless devices and
+  a new pty instance: no other terminal);
+- a fresh session keyring (the inherited one may hold keys);
 - a network namespace with only loopback, unless the network is allowed;
 - Landlock: read and execute everywhere, write only in the workspace, the private temp
   directory and a few harmless devices; ptrace and `/proc/<pid>/environ`/`mem` of every
   process outside the sandbox denied; no signals to processes outside (ABI ≥ 6); no mounts.
 
-Unconfined (`confine` false) the command still runs in its own PID namespace when it can, so
-it dies with swetui. Setup failures exit with SETUP_FAILED and a line on stderr that starts
-with "swetui-sandbox:"; the command is never run unconfined by mistake.
+Unconfined (`confine` false) the supervisor is a child subreaper: whatever the command leaves
+behind is adopted by it and stopped, then killed, when the command ends, when swetui asks, or
+when swetui dies (a catchable parent-death signal). Setup failures exit with SETUP_FAILED
+and a line on stderr that starts with "swetui-sandbox:"; the command is never run
+unconfined by mistake.
 """
 
 from __future__ import annotations
@@ -44,7 +50,8 @@ CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
+SYS_MOUNT_SETATTR, AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 1
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
 ST_TO_MS = {1: MS_RDONLY, 2: MS_NOSUID, 4: MS_NODEV, 8: MS_NOEXEC, 1024: MS_NOATIME,
             2048: MS_NODIRATIME, 4096: MS_RELATIME}
@@ -52,6 +59,8 @@ ST_TO_MS = {1: MS_RDONLY, 2: MS_NOSUID, 4: MS_NODEV, 8: MS_NOEXEC, 1024: MS_NOAT
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 PR_SET_CHILD_SUBREAPER = 36
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
 PARENT_DIED = signal.SIGUSR2
 """The unconfined supervisor's parent-death signal: catchable, so it can kill the tree."""
 
@@ -64,7 +73,10 @@ SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1, 2
 READ_ONLY = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 """Shared temp directories, replaced by the private one inside the sandbox."""
-DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+DEVICE_NAMES = ("null", "zero", "full", "random", "urandom", "tty")
+DEVICES = tuple(f"/dev/{name}" for name in DEVICE_NAMES if name != "tty")
+COVER = ".swetui-cover"
+"""An empty, unreadable file in the private /dev, bound over secret files."""
 
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 
@@ -141,6 +153,8 @@ def landlock_restrict(writable: list[str], devices: list[str]) -> int:
         grants = [("/", READ_ONLY & handled)]
         grants += [(path, handled) for path in writable]
         grants += [(path, device_rights) for path in devices]
+        # The sandbox's own pty instance (a fresh devpts: no other terminal is in it).
+        grants += [("/dev/pts", device_rights | FS_READ_DIR), ("/dev/pts/ptmx", device_rights)]
         for path, rights in grants:
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -201,18 +215,68 @@ def _locked_flags(path: str) -> int:
 
 def _bind(source: str, target: str, *, readonly: bool, recursive: bool = False) -> None:
     _mount(source, target, None, MS_BIND | (MS_REC if recursive else 0))
-    if readonly:
-        flags = MS_BIND | MS_REMOUNT | MS_RDONLY | _locked_flags(target)
-        _mount(None, target, None, flags)
+    _remount(target, readonly=readonly)
 
 
-def _hide(target: str, empty_file: str) -> None:
-    """Cover a secret file or directory so reading it fails."""
+def _remount(target: str, *, readonly: bool) -> None:
+    """Set a bind mount read-only or read-write, keeping the flags the kernel locks."""
+    flags = _locked_flags(target) & ~MS_RDONLY
+    _mount(None, target, None, MS_BIND | MS_REMOUNT | flags | (MS_RDONLY if readonly else 0))
+
+
+def _all_read_only() -> None:
+    """Every mount read-only, recursively: Landlock does not govern chmod, chown, utimes
+    or xattrs, a read-only mount does."""
+    attr = struct.pack("=QQQQ", MOUNT_ATTR_RDONLY, 0, 0, 0)
+    buffer = ctypes.create_string_buffer(attr, len(attr))
+    _check(_libc.syscall(SYS_MOUNT_SETATTR, ctypes.c_int(AT_FDCWD), b"/",
+                         ctypes.c_uint(AT_RECURSIVE), buffer, ctypes.c_size_t(len(attr))),
+           "mount_setattr (read-only root)")
+
+
+def _set_writable(target: str) -> None:
+    """Clear the read-only flag of the one mount at `target` (its submounts keep theirs)."""
+    attr = struct.pack("=QQQQ", 0, MOUNT_ATTR_RDONLY, 0, 0)
+    buffer = ctypes.create_string_buffer(attr, len(attr))
+    _check(_libc.syscall(SYS_MOUNT_SETATTR, ctypes.c_int(AT_FDCWD), target.encode(),
+                         ctypes.c_uint(0), buffer, ctypes.c_size_t(len(attr))),
+           f"mount_setattr (writable {target})")
+
+
+def _private_dev(stage: str, scratch: str) -> None:
+    """A /dev of our own: the harmless devices, a new pty instance, and the cover file.
+    Built on a tmpfs mounted at `stage`, then moved onto /dev (so no other terminal, disk
+    or console device is reachable)."""
+    _mount("tmpfs", stage, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k")
+    for name in DEVICE_NAMES:
+        node = os.path.join(stage, name)
+        os.close(os.open(node, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o666))
+        _mount(f"/dev/{name}", node, None, MS_BIND)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, os.path.join(stage, name))
+    os.mkdir(os.path.join(stage, "shm"))
+    os.mkdir(os.path.join(stage, "pts"))
+    try:
+        _mount("devpts", os.path.join(stage, "pts"), "devpts", MS_NOSUID | MS_NOEXEC,
+               "newinstance,ptmxmode=0666,mode=0620")
+        os.symlink("pts/ptmx", os.path.join(stage, "ptmx"))
+    except SetupError:
+        pass  # no ptys inside; nothing else breaks
+    cover = os.path.join(stage, COVER)
+    os.close(os.open(cover, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0))
+    os.chmod(cover, 0)
+    _mount(stage, "/dev", None, MS_MOVE)
+    _mount(scratch, "/dev/shm", None, MS_BIND)
+
+
+def _hide(target: str) -> None:
+    """Cover a secret file or directory (or a link's target) so reading it fails."""
     if os.path.isdir(target):
         _mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                "mode=000,size=4k")
     else:
-        _bind(empty_file, target, readonly=True)
+        _bind(f"/dev/{COVER}", target, readonly=True)
 
 
 def _loopback_up() -> None:
@@ -230,17 +294,17 @@ def _under(path: str, directory: str) -> bool:
 
 
 def _set_up_mounts(spec: dict) -> str:
+    """Build the command's view of the filesystem; returns its writable scratch path."""
     workspace, private = spec["workspace"], spec["tmp"]
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    empty = os.path.join(private, ".swetui-hidden")
-    if not os.path.exists(empty):
-        os.close(os.open(empty, os.O_CREAT | os.O_WRONLY, 0))
-    os.chmod(empty, 0)
+    # The private directory is the staging point of the new /dev (covered meanwhile).
+    _private_dev(private, private)
     fds = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in (workspace, private)}
     try:
         covered = []
         for scratch in spec.get("cover", SCRATCH_DIRS):
-            if os.path.isdir(scratch) and not os.path.islink(scratch):
+            if scratch != "/dev/shm" and os.path.isdir(scratch) and \
+                    not os.path.islink(scratch):
                 _bind(f"/proc/self/fd/{fds[private]}", scratch, readonly=False)
                 covered.append(scratch)
         if any(_under(workspace, scratch) for scratch in covered):
@@ -250,15 +314,30 @@ def _set_up_mounts(spec: dict) -> str:
     finally:
         for fd in fds.values():
             os.close(fd)
-    hidden_empty = empty if not any(_under(empty, s) for s in covered) else \
-        os.path.join("/tmp", ".swetui-hidden")
+    scratch_path = "/tmp" if "/tmp" in covered else private
+    # Each writable place its own mount, so that only it is made writable again below.
+    if not any(_under(workspace, scratch) for scratch in covered):
+        _bind(workspace, workspace, readonly=False)
+    if scratch_path == private:
+        _bind(private, private, readonly=False)
+    _all_read_only()
+    for writable in {workspace, scratch_path, *covered, "/dev/shm"}:
+        _set_writable(writable)
     for path in spec.get("readonly", []):
         if os.path.lexists(path) and not os.path.islink(path):
             _bind(path, path, readonly=True, recursive=True)
     for path in spec.get("hide", []):
-        if os.path.lexists(path) and not os.path.islink(path):
-            _hide(path, hidden_empty)
-    return "/tmp" if "/tmp" in covered else private
+        if os.path.exists(path):  # a link is covered at its target; a dangling one is moot
+            _hide(path)
+    return scratch_path
+
+
+def _new_session_keyring() -> None:
+    """A fresh, empty session keyring: the one inherited from swetui may hold keys."""
+    number = SYS_KEYCTL.get(os.uname().machine)
+    if number is None or _libc.syscall(number, ctypes.c_int(KEYCTL_JOIN_SESSION_KEYRING),
+                                       None) < 0:
+        raise SetupError("cannot give the command its own session keyring")
 
 
 def _drop_capabilities() -> None:
@@ -284,6 +363,7 @@ def _init(spec: dict, argv: list[str]) -> None:
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except SetupError:
         pass  # Landlock still denies their environ and memory
+    _new_session_keyring()
     landlock_restrict([spec["workspace"], spec["scratch"]], list(DEVICES))
     _drop_capabilities()
     os.chdir(spec["workspace"])
@@ -340,11 +420,29 @@ def _descendants(root: int) -> list[int]:
 
 
 def _kill_tree(sig: int) -> None:
-    for pid in _descendants(os.getpid()):
-        try:
-            os.kill(pid, sig)
-        except OSError:
-            pass
+    """Signal every descendant. For SIGKILL, stop them first, scanning until no new one
+    appears, so a fork loop cannot outrun the scan."""
+    if sig != signal.SIGKILL:
+        for pid in _descendants(os.getpid()):
+            _signal(pid, sig)
+        return
+    stopped: set[int] = set()
+    for _ in range(1000):
+        fresh = set(_descendants(os.getpid())) - stopped
+        if not fresh:
+            break
+        for pid in fresh:
+            _signal(pid, signal.SIGSTOP)
+        stopped |= fresh
+    for pid in stopped | set(_descendants(os.getpid())):
+        _signal(pid, signal.SIGKILL)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except OSError:
+        pass
 
 
 def _run_unconfined(argv: list[str]) -> int:

@@ -2,35 +2,65 @@
 
 Without a kernel sandbox nothing stops a command from doing what its text hides (`R=rm;
 $R -rf /`, `python3 -c ...`, `base64 -d | sh`), so a block-list cannot be trusted. Instead,
-only commands made entirely of read-only programs, with no expansions, substitutions or
-redirections that write, run without asking; everything else asks.
+only commands made entirely of read-only programs, with only the options known not to write
+or run anything, with no expansions, substitutions, assignments or redirections that write,
+and reading no secret file (globs expanded to check) run without asking; everything else
+asks.
 """
 
 from __future__ import annotations
 
+import glob
+import os
 import re
+from pathlib import Path
 
 from swetui.agent.tools.commands import PLACEHOLDER, CommandReader, Segment, split_commands
+from swetui.agent.tools.sensitive import is_secret_file
 
 READ_ONLY_PROGRAMS = frozenset({
     "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "pwd", "echo", "printf",
-    "which", "file", "stat", "du", "df", "tree", "diff", "cmp", "sort", "uniq", "cut", "nl",
-    "basename", "dirname", "realpath", "readlink", "date", "whoami", "id", "uname", "true",
-    "false", "column", "tac", "rev", "fold", "comm", "join", "paste", "expand", "md5sum",
-    "sha1sum", "sha256sum", "cksum", "hexdump", "od", "strings", "find",
+    "which", "stat", "du", "df", "diff", "cmp", "sort", "uniq", "cut", "nl", "basename",
+    "dirname", "realpath", "readlink", "date", "whoami", "id", "uname", "true", "false",
+    "column", "tac", "rev", "fold", "comm", "join", "paste", "expand", "md5sum", "sha1sum",
+    "sha256sum", "cksum", "hexdump", "od", "strings", "find",
 })
 GIT_READ_ONLY = frozenset({"status", "diff", "log", "show", "rev-parse", "ls-files", "blame",
-                           "grep", "describe", "shortlog", "ls-tree", "cat-file"})
-FORBIDDEN_OPTIONS = {
-    "sort": ("-o", "--output"), "tree": ("-o",), "date": ("-s", "--set"), "file": ("-C",),
-    "rg": ("--pre",), "grep": ("--pre",),
-}
-"""Options that make a read-only program write a file or run another program."""
+                           "describe", "shortlog", "ls-tree", "cat-file"})
+GIT_FORBIDDEN = ("-c", "--output", "--ext-diff", "-O", "--open-files", "--exec",
+                 "--upload-pack", "--config-env", "--textconv", "--git-dir", "--work-tree")
+VERSION_PROGRAMS = frozenset({"python", "python3", "node", "npm", "git", "cargo", "rustc",
+                              "go", "ruby", "java", "gcc", "make", "pip", "pip3", "uv", "ruff",
+                              "mypy", "pytest", "deno", "bun", "perl", "php"})
+SORT_SHORT = frozenset("nrufbdghiMVszkt")
+"""sort's short options that neither write (-o) nor pick a temp directory (-T)."""
+SORT_LONG = ("--numeric-sort", "--reverse", "--unique", "--ignore-case", "--stable",
+             "--human-numeric-sort", "--version-sort", "--general-numeric-sort", "--key=",
+             "--field-separator=", "--zero-terminated", "--dictionary-order",
+             "--ignore-leading-blanks", "--month-sort")
 FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
                           "-fprint0", "-fprintf", "-fls"})
-VERSION_FLAGS = frozenset({"--version", "-V", "-version"})
+RECURSIVE_GREP = re.compile(r"-[a-zA-Z]*[rR]|--recursive|--dereference-recursive|"
+                            r"--directories=recurse|-d")
 EXPANSION = re.compile(r"[$`]|<\(|>\(")
-SAFE_REDIRECT_TARGETS = frozenset({"/dev/null", "1", "2"})
+ASSIGNMENT = re.compile(r"(?:^|[\s;&|(])[A-Za-z_][A-Za-z0-9_]*=")
+GLOB = re.compile(r"[*?\[]")
+
+
+def _options_ok(name: str, args: list[str]) -> bool:
+    options = [arg for arg in args if arg.startswith("-") and arg != "-"]
+    if name == "sort":
+        return all(opt.startswith(SORT_LONG) if opt.startswith("--")
+                   else set(opt[1:]) <= SORT_SHORT for opt in options)
+    if name == "uniq":  # `uniq IN OUT` writes OUT (`-` counts as an operand)
+        return len([arg for arg in args if not arg.startswith("-") or arg == "-"]) <= 1
+    if name == "date":  # only formats: no setting the clock
+        return all(arg.startswith("+") or arg in ("-u", "--utc", "-R") for arg in args)
+    if name in ("rg", "grep", "egrep", "fgrep"):
+        return not any(opt.startswith(("--pre", "-f", "--file")) for opt in options)
+    if name == "find":
+        return not FIND_ACTIONS & set(args)
+    return True
 
 
 def _segment_harmless(segment: Segment) -> bool:
@@ -39,7 +69,7 @@ def _segment_harmless(segment: Segment) -> bool:
     for op, target in segment.redirects:
         if op == "<":
             continue
-        if target not in SAFE_REDIRECT_TARGETS:
+        if target != "/dev/null":
             return False
     if not segment.words:
         return True
@@ -50,27 +80,61 @@ def _segment_harmless(segment: Segment) -> bool:
         return False
     if name == "git":
         return bool(args) and args[0] in GIT_READ_ONLY and not any(
-            a.startswith(("--output", "--ext-diff", "-c")) for a in args)
-    if name == "find":
-        return not FIND_ACTIONS & set(args)
+            a.startswith(GIT_FORBIDDEN) for a in args)
     if name in READ_ONLY_PROGRAMS:
-        forbidden = FORBIDDEN_OPTIONS.get(name, ())
-        if any(arg.startswith(forbidden) for arg in args if forbidden):
-            return False
-        # `uniq IN OUT` writes OUT.
-        return name != "uniq" or len([a for a in args if not a.startswith("-")]) <= 1
-    # `python3 --version`, `node -v`: a version query of any program.
-    return len(args) == 1 and (args[0] in VERSION_FLAGS or args[0] == "-v")
+        return _options_ok(name, args)
+    # `python3 --version`: a version query of a known program, reading nothing.
+    return name in VERSION_PROGRAMS and args == ["--version"] and not segment.piped \
+        and not segment.redirects
+
+
+def _reads_secret(segment: Segment, root: str) -> bool:
+    """Whether an argument names, globs to or (`rev:path`) points at a secret file, or a
+    recursive search would read one."""
+    for arg in segment.words[1:]:
+        if arg.startswith("-"):
+            continue
+        path = arg.split(":", 1)[1] if segment.name == "git" and ":" in arg else arg
+        path = os.path.expanduser(path)
+        if is_secret_file(path):
+            return True
+        if GLOB.search(path):
+            if os.path.isabs(path) or path.startswith(".."):
+                return True  # only globs inside the workspace are expanded and checked
+            matches = glob.glob(os.path.join(root, path), include_hidden=True, recursive=True)
+            if any(is_secret_file(os.path.relpath(match, root)) for match in matches):
+                return True
+    recursive = segment.name == "rg" or (
+        segment.name in ("grep", "egrep", "fgrep")
+        and any(RECURSIVE_GREP.match(a) for a in segment.words[1:] if a.startswith("-")))
+    if not recursive:
+        return False
+    directories = [os.path.join(root, a) for a in segment.words[1:]
+                   if not a.startswith("-") and os.path.isdir(os.path.join(root, a))]
+    return any(_has_secrets(directory) for directory in directories or [root])
+
+
+def _has_secrets(directory: str) -> bool:
+    """Whether a recursive search of `directory` would read a secret file."""
+    from swetui.agent.sandbox import WorkspaceScan, WorkspaceTooLarge
+
+    try:
+        return bool(WorkspaceScan(Path(directory)).scan()[1])
+    except WorkspaceTooLarge:
+        return True
 
 
 def is_harmless(command: str, root: str) -> bool:
     """True when every part of `command` is a read-only program reading, with nothing the
     shell would expand into something else, and nothing the danger reader flags."""
-    if not command.strip() or EXPANSION.search(command) or "\\" in command:
+    if not command.strip() or EXPANSION.search(command) or "\\" in command \
+            or ASSIGNMENT.search(command) or "~" in command.replace("~/", ""):
         return False
     if re.search(r"(?<![|&>])&(?![&>])", command):  # a background job
         return False
     segments = split_commands(command)
     if not segments or not all(_segment_harmless(segment) for segment in segments):
+        return False
+    if any(_reads_secret(segment, root) for segment in segments):
         return False
     return CommandReader(root).danger(command) is None

@@ -16,7 +16,7 @@ import tempfile
 import time
 from typing import BinaryIO
 
-from swetui.agent.sandbox import SETUP_FAILED, Sandbox, setup_failure
+from swetui.agent.sandbox import SETUP_FAILED, Sandbox, WorkspaceTooLarge, setup_failure
 from swetui.agent.tools.base import ToolResult
 
 MAX_TIMEOUT = 600.0
@@ -106,7 +106,14 @@ async def run_command(command: str, cwd: str, timeout: float,
     started = time.monotonic()
     confined = sandbox is not None and confine and sandbox.available
     if sandbox is not None:
-        argv = await asyncio.to_thread(sandbox.argv, command, shell_path(), confine=confined)
+        try:
+            argv = await asyncio.to_thread(sandbox.argv, command, shell_path(),
+                                           confine=confined)
+        except WorkspaceTooLarge as exc:
+            return ToolResult(content=f"$ {command}\nThe command did not run: the sandbox "
+                              f"could not start ({exc}).", is_error=True,
+                              summary="not run: the sandbox could not start",
+                              data={"exit_code": None, "sandbox_failed": str(exc)})
     else:
         argv = [shell_path(), "-c", command]
     # Output goes to a temp file, not a pipe: a background child that keeps the pipe open
@@ -152,6 +159,14 @@ async def run_command(command: str, cwd: str, timeout: float,
         lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
         summary = f"exit {code} · {lines:,} {'line' if lines == 1 else 'lines'} of output " \
                   f"· {elapsed:.1f} s"
+    quarantined = await asyncio.to_thread(sandbox.quarantine_new_git) \
+        if sandbox is not None and confined else []
+    if quarantined:
+        notes.append("[swetui moved git metadata this command created aside, because git "
+                     "would run its settings (hooks, core.fsmonitor) outside the sandbox the "
+                     "next time anyone runs git there: " + "; ".join(quarantined) + ". To "
+                     "create a repository, the user can approve the command with u (run "
+                     "unconfined).]")
     if denied:
         notes.append("[it ran in the sandbox, which may have blocked it: writes outside the "
                      "workspace, into .git/ or .swetui/, reading secret files and the network "
@@ -161,4 +176,5 @@ async def run_command(command: str, cwd: str, timeout: float,
                       is_error=timed_out or code != 0, summary=summary,
                       data={"exit_code": code, "timed_out": timed_out,
                             "duration": round(elapsed, 3), "output_bytes": total,
-                            "confined": confined, "sandbox_denied": denied})
+                            "confined": confined, "sandbox_denied": denied,
+                            "quarantined": quarantined})
