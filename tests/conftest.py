@@ -63,3 +63,22 @@ def refused_port() -> Iterator[int]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         yield sock.getsockname()[1]
+
+
+PLANTED = {
+    "ANTHROPIC_API_KEY": "sk-ant-PLANTED-anthropic-0123456789abcdef",
+    "OPENAI_API_KEY": "sk-PLANTED-openai-fedcba9876543210",
+    "MY_SERVICE_TOKEN": "tok-PLANTED-service-5a5a5a5a5a",
+}
+"""Distinctive key values: a test that finds one of them anywhere has found a leak."""
+
+
+@pytest.fixture
+def planted_secrets():
+    """The planted keys held by the process's secret store (as the start-up handover leaves
+    them), removed again after the test."""
+    from swetui.secrets import STORE
+
+    STORE.load(PLANTED)
+    yield dict(PLANTED)
+    STORE.clear()

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from swetui.agent.turn_events import AnswerChunk, ReasoningChunk
 from swetui.engine.events import BudgetChanged
+from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,7 @@ class EventLog:
                 self._handle = open(self.path, "a", encoding="utf-8")
             record = {"ts": round(time.time(), 3), "event": type(event).__name__,
                       **_trim(event.model_dump(mode="json"))}  # type: ignore[dict-item]
-            self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._handle.write(redact(json.dumps(record, ensure_ascii=False)) + "\n")
             self._handle.flush()
         except (OSError, TypeError, ValueError) as exc:
             self._failed = True

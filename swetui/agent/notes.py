@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from swetui.agent.turn_events import ToolCallFinished, TurnFinished
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ class SessionNotes:
             self.goal = task
         if finished.error:
             self.issues.append(finished.error)
-        content = self.render(task)
+        content = redact(self.render(task))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(".tmp")

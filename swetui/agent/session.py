@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast, get_args
@@ -28,6 +27,7 @@ from swetui.engine.sources import read_text_file
 from swetui.engine.workspace import Workspace, open_workspace
 from swetui.options import LaunchOptions
 from swetui.providers.events import StreamError, TextDelta
+from swetui.secrets import STORE
 from swetui.trust_review import workspace_notices
 
 if TYPE_CHECKING:
@@ -90,7 +90,8 @@ class AgentSession:
         ProviderConfigError with a one-line message."""
         from swetui.providers import create_provider, resolve_model
 
-        env = dict(os.environ if env is None else env)
+        # The keys are not in os.environ when the start-up handover took them out of it.
+        env = STORE.environment() if env is None else dict(env)
         root, settings = settings_for(options)
         model = resolve_model(options.model, env, settings.model)
         if provider is None:

@@ -56,6 +56,7 @@ from swetui.config import ConfigError, Mode, Settings
 from swetui.engine.bus import EventBus
 from swetui.engine.events import EngineNotice
 from swetui.messages import ToolCall, ToolSchema
+from swetui.secrets import STORE, redact
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,11 @@ class Toolbox:
         """Deny a restored action at once when a deny rule covers it (the decision it got,
         or None): rules have their say before anyone is asked about it."""
         verdict = self._decide(action)
+        if carries_redaction(action):
+            # Saved with a secret replaced by its label: applying it would write the label.
+            verdict = PolicyDecision("deny", "saved with a secret value redacted, so it "
+                                     "cannot be carried out as it was; make the change again",
+                                     "rule")
         if verdict.verdict != "deny":
             return None
         decision = Decision(approved=False, reason=verdict.why)
@@ -175,11 +181,12 @@ class Toolbox:
             result = ToolResult(content=f"Error: {call.name} failed unexpectedly: "
                                 f"{type(exc).__name__}: {exc}", is_error=True,
                                 summary=f"{call.name} failed: {type(exc).__name__}")
+        result = redacted(result)
         self._finished(call, result, started)
         return result
 
     def _finished(self, call: ToolCall, result: ToolResult, started: float) -> None:
-        self.bus.publish(ToolFinished(call=call, result=result,
+        self.bus.publish(ToolFinished(call=call, result=redacted(result),
                                       duration=time.monotonic() - started))
 
     async def _dispatch(self, call: ToolCall) -> ToolResult:
@@ -421,3 +428,33 @@ class Toolbox:
                             "history headers.", summary=f"recall: unknown id {args.id}")
         return ToolResult(content=str(text), summary=f"recalled {args.id} ({args.form})",
                           data={"id": args.id, "form": args.form})
+
+
+def _redact_value(value: object) -> object:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redact_value(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_value(item) for item in value]
+    return value
+
+
+def redacted(result: ToolResult) -> ToolResult:
+    """`result` with known secret values replaced by `[redacted: NAME]` in its content,
+    summary and data: what the model, the screen and the logs get."""
+    update = {"content": redact(result.content), "summary": redact(result.summary),
+              "data": _redact_value(result.data)}
+    if update == {"content": result.content, "summary": result.summary, "data": result.data}:
+        return result
+    return result.model_copy(update=update)
+
+
+def carries_redaction(action: PendingAction) -> bool:
+    """True when a restored action holds a redaction label of a secret known now."""
+    labels = STORE.labels()
+    if not labels:
+        return False
+    text = "\n".join(str(part) for part in (action.command, action.new_content,
+                                             action.call.arguments))
+    return any(label in text for label in labels)

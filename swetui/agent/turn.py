@@ -36,6 +36,7 @@ from swetui.providers.events import (
     ToolCallEnd,
     Usage,
 )
+from swetui.secrets import redact
 
 if TYPE_CHECKING:
     from swetui.agent.session import AgentSession
@@ -181,7 +182,7 @@ class TurnLoop:
                     self.engine.record_usage(event.input_tokens, estimate)
                 outcome.output_tokens = event.output_tokens or outcome.output_tokens
             elif isinstance(event, StreamError):
-                outcome.error = event.message
+                outcome.error = redact(event.message)
             elif isinstance(event, Done):
                 pass
         if not outcome.output_tokens:

@@ -19,6 +19,7 @@ from swetui.engine.bus import EventBus
 from swetui.engine.events import BudgetChanged, ItemsChanged
 from swetui.engine.items import LAYER_ORDER, ContextItem, ItemKind, ItemState, Layer
 from swetui.engine.tokens import MESSAGE_OVERHEAD, TokenCounter, content_hash
+from swetui.secrets import redact as redact_secrets
 
 Recorder = Callable[[ContextItem], object]
 
@@ -51,13 +52,16 @@ class ContextEngine:
 
     def __init__(self, budget: BudgetSettings | None = None, *, counter: TokenCounter | None = None,
                  bus: EventBus | None = None, blobs: BlobStore | None = None,
-                 model: str = "") -> None:
+                 model: str = "", redact: Callable[[str], str] = redact_secrets) -> None:
         # `is not None`, not `or`: an empty BlobStore has len 0 and would be replaced.
         self.settings = budget if budget is not None else BudgetSettings()
         self.counter = counter if counter is not None else TokenCounter()
         self.bus = bus if bus is not None else EventBus()
         self.blobs = blobs if blobs is not None else BlobStore()
         self.model = model
+        self.redact = redact
+        """Applied to every item's content and title on the way in: known secret values
+        never reach the request, the inspector or the session log."""
         self.turn = 0
         self.recorder: Recorder | None = None
         self._items: dict[str, ContextItem] = {}
@@ -227,6 +231,9 @@ class ContextEngine:
     def _prepare(self, item: ContextItem, *, force: bool = False) -> ContextItem:
         if item.content_hash and item.tokens and not force:
             return item
+        content, title = self.redact(item.content), self.redact(item.title)
+        if content != item.content or title != item.title:
+            item = item.model_copy(update={"content": content, "title": title})
         digest = content_hash(item.content)
         tokens = self._cost_of(item.content, digest, item)
         return item.model_copy(update={"content_hash": digest, "tokens": tokens})

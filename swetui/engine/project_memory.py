@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from swetui.engine.files import BUILD_DIRS, TOOL_DIRS
+from swetui.secrets import redact
 
 IGNORED_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui", ".vscode", "target"}
 KEY_FILES = ("README.md", "README.rst", "README", "pyproject.toml", "setup.py", "setup.cfg",
@@ -103,4 +104,5 @@ def build_project_memory(root: Path) -> str:
         "- Follow the existing style of the file you edit; keep changes small and tested.",
         "## Dependencies", *(_dependencies(root) or ["(none declared)"]),
     ]
-    return "\n\n".join(parts).replace("\n\n- ", "\n- ")[:MAX_CHARS] + "\n"
+    text = "\n\n".join(parts).replace("\n\n- ", "\n- ")[:MAX_CHARS] + "\n"
+    return redact(text)  # the overview quotes the README, which may hold a key

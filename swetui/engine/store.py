@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from swetui.secrets import redact
+
 log = logging.getLogger(__name__)
 
 
@@ -83,8 +85,9 @@ class SessionStore:
         self.open()
         if self._handle is not None and self.error is None:
             try:
-                self._handle.write(json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-                                   + "\n")
+                line = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+                # The last line of defence: no known secret value reaches the disk.
+                self._handle.write(redact(line) + "\n")
                 if commit:
                     self._handle.flush()
                     os.fsync(self._handle.fileno())

@@ -98,7 +98,7 @@ def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bo
         _stale(engine, item, "now a binary file")
         return True
     changes: dict[str, object] = {}
-    if loaded.text != item.content:
+    if engine.redact(loaded.text) != item.content:
         changes["content"] = loaded.text
     if item.state is ItemState.STALE:
         changes["state"] = ItemState.INCLUDED

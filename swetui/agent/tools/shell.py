@@ -18,14 +18,13 @@ from typing import BinaryIO
 
 from swetui.agent.sandbox import SETUP_FAILED, Sandbox, WorkspaceTooLarge, setup_failure
 from swetui.agent.tools.base import ToolResult
+from swetui.secrets import STORE, is_secret_name
 
 MAX_TIMEOUT = 600.0
 """No command may run longer than this (or `bash_timeout`, if the user set more)."""
 OUTPUT_CAP = 32_000
 """Bytes of output the model sees at most: the start and the end are kept."""
 KILL_GRACE = 2.0
-SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
-SECRET_PREFIXES = ("ANTHROPIC_", "OPENAI_")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 DENIAL = re.compile(r"Permission denied|Read-only file system|Operation not permitted|"
                     r"Could not resolve host|Network is unreachable|Temporary failure in name "
@@ -37,11 +36,9 @@ DENIAL = re.compile(r"Permission denied|Read-only file system|Operation not perm
 def scrubbed_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
     """The environment without API keys and secrets, set up for non-interactive use."""
     source = os.environ if environ is None else environ
-    env = {
-        name: value for name, value in source.items()
-        if not any(word in name.upper() for word in SECRET_WORDS)
-        and not name.upper().startswith(SECRET_PREFIXES)
-    }
+    held = set(STORE.names())  # configured secrets (`secret_env`) whatever their names
+    env = {name: value for name, value in source.items()
+           if not is_secret_name(name) and name not in held}
     # Nothing may stop to wait for a human: no pagers, no credential prompts, no colours.
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", TERM="dumb",
                NO_COLOR="1")

@@ -1,0 +1,132 @@
+"""The secret values swetui holds in memory, and their redaction from what it shows and saves.
+
+Which environment variables are secrets is decided here once: the shell tool leaves them out of
+a command's environment, the start-up handover (`swetui.handover`) takes them out of swetui's
+own, and the redactor replaces their values by `[redacted: NAME]` in tool results, context
+items, logs and the session store. Redaction is defence in depth only: it matches the exact
+values, so an encoded copy (`| base64`, hex, split across lines) walks around it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+"""A variable whose name contains one of these holds a credential."""
+SECRET_PREFIXES = ("ANTHROPIC_", "OPENAI_")
+"""Provider settings: kept out of commands' environments (base URLs and ids included)."""
+PROVIDER_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+"""The variables the providers read their keys from."""
+MIN_REDACTED = 8
+"""Shorter values are not redacted: `1` or `true` would blank out half of every output."""
+LABEL = "[redacted: {name}]"
+LABEL_PREFIX = "[redacted: "
+
+
+def is_secret_name(name: str) -> bool:
+    """True for variables kept from commands and from swetui's own environment."""
+    upper = name.upper()
+    return any(word in upper for word in SECRET_WORDS) or upper.startswith(SECRET_PREFIXES)
+
+
+def is_credential_name(name: str) -> bool:
+    """True for variables whose values are redacted: credentials, not base URLs."""
+    upper = name.upper()
+    return upper in PROVIDER_KEYS or any(word in upper for word in SECRET_WORDS)
+
+
+class SecretStore:
+    """Secret variables (name → value) taken out of the environment, plus values registered
+    only for redaction (an MCP server's token or header). Reads are lock-free: every change
+    swaps in a new compiled pattern."""
+
+    def __init__(self, variables: Mapping[str, str] | None = None) -> None:
+        self._variables: dict[str, str] = {}
+        self._redacted: dict[str, str] = {}  # value → name shown in its place
+        self._escaped: dict[str, str] = {}
+        self._matcher: tuple[tuple[str, ...], re.Pattern[str]] | None = None
+        self.load(variables or {})
+
+    def load(self, variables: Mapping[str, str], *, redact: tuple[str, ...] = ()) -> None:
+        """Hold `variables`; credentials among them (and the names in `redact`) are redacted."""
+        for name, value in variables.items():
+            self._variables[name] = value
+            if is_credential_name(name) or name in redact:
+                self._redacted[value] = name
+        self._compile()
+
+    def register(self, value: str, name: str = "secret") -> None:
+        """Redact `value` from now on (values shorter than `MIN_REDACTED` are ignored)."""
+        self._redacted[value] = name
+        self._compile()
+
+    def get(self, name: str) -> str | None:
+        return self._variables.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._variables)
+
+    def values(self) -> list[str]:
+        """The values that are redacted, longest first."""
+        return sorted((v for v in self._redacted if len(v) >= MIN_REDACTED), key=len,
+                      reverse=True)
+
+    def labels(self) -> set[str]:
+        """The texts secrets are replaced by (`[redacted: NAME]`)."""
+        return {LABEL.format(name=self._redacted[value]) for value in self.values()}
+
+    def clear(self) -> None:
+        self._variables.clear()
+        self._redacted.clear()
+        self._compile()
+
+    def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """`base` (default: `os.environ`) with the held variables put back: what the
+        providers read their keys and base URLs from. Never give it to a child process."""
+        merged = dict(os.environ if base is None else base)
+        merged.update(self._variables)
+        return merged
+
+    def redact(self, text: str) -> str:
+        """`text` with every known secret value replaced by `[redacted: NAME]`."""
+        matcher = self._matcher
+        if matcher is None or not text:
+            return text
+        values, pattern = matcher
+        # A substring test per value is far cheaper than the regex on text without secrets.
+        if not any(value in text for value in values):
+            return text
+        return pattern.sub(self._label, text)
+
+    def _label(self, match: re.Match[str]) -> str:
+        value = match.group(0)
+        name = self._redacted.get(value) or self._escaped.get(value, "secret")
+        return LABEL.format(name=name)
+
+    def _compile(self) -> None:
+        # The JSON-escaped form too: the session store and the logs redact whole JSON lines.
+        escaped: dict[str, str] = {}
+        for value, name in self._redacted.items():
+            quoted = json.dumps(value)[1:-1]
+            if quoted != value:
+                escaped[quoted] = name
+        self._escaped = escaped
+        values = [v for v in {*self._redacted, *escaped} if len(v) >= MIN_REDACTED]
+        if not values:
+            self._matcher = None
+            return
+        values.sort(key=len, reverse=True)  # the longest wins where two overlap
+        pattern = re.compile("|".join(re.escape(value) for value in values))
+        self._matcher = (tuple(values), pattern)
+
+
+STORE = SecretStore()
+"""The process's secrets, filled at start by `swetui.handover`."""
+
+
+def redact(text: str) -> str:
+    """Redact the process's known secrets from `text`."""
+    return STORE.redact(text)

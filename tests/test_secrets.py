@@ -1,0 +1,62 @@
+"""Which variables are secrets, and how their values are redacted."""
+
+from __future__ import annotations
+
+import json
+
+from swetui.agent.tools.shell import scrubbed_environment
+from swetui.secrets import SecretStore, is_credential_name, is_secret_name
+
+
+def test_one_rule_names_the_secrets_for_commands_and_for_redaction():
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MY_SERVICE_TOKEN", "DB_PASSWORD",
+                 "aws_secret_access_key", "OPENAI_BASE_URL"):
+        assert is_secret_name(name), name
+    for name in ("PATH", "HOME", "LANG", "SWETUI_MODEL"):
+        assert not is_secret_name(name), name
+    # A base URL stays out of commands but is not blanked out of every output.
+    assert not is_credential_name("OPENAI_BASE_URL")
+    env = scrubbed_environment({"PATH": "/bin", "GITHUB_TOKEN": "ghp_x", "OPENAI_BASE_URL": "u"})
+    assert "GITHUB_TOKEN" not in env and "OPENAI_BASE_URL" not in env and env["PATH"] == "/bin"
+
+
+def test_values_are_replaced_by_the_name_they_came_from():
+    store = SecretStore({"ANTHROPIC_API_KEY": "sk-ant-abcdefgh123",
+                         "OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"})
+    text = "key=sk-ant-abcdefgh123; again sk-ant-abcdefgh123 at http://127.0.0.1:8080/v1"
+    assert store.redact(text) == ("key=[redacted: ANTHROPIC_API_KEY]; again "
+                                  "[redacted: ANTHROPIC_API_KEY] at http://127.0.0.1:8080/v1")
+    assert store.get("OPENAI_BASE_URL") == "http://127.0.0.1:8080/v1"
+    assert store.environment({"PATH": "/bin"}) == {
+        "PATH": "/bin", "ANTHROPIC_API_KEY": "sk-ant-abcdefgh123",
+        "OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}
+
+
+def test_short_values_are_not_redacted_and_the_longest_secret_wins():
+    store = SecretStore({"SHORT_TOKEN": "abc123", "A_KEY": "prefix-secret-1",
+                         "B_KEY": "prefix-secret-1-longer"})
+    assert store.redact("abc123") == "abc123"  # would blank out ordinary words
+    assert store.redact("x prefix-secret-1-longer y") == "x [redacted: B_KEY] y"
+    assert store.redact("x prefix-secret-1 y") == "x [redacted: A_KEY] y"
+    assert store.values() == ["prefix-secret-1-longer", "prefix-secret-1"]
+
+
+def test_registered_values_and_their_json_escaped_form_are_redacted():
+    store = SecretStore()
+    assert store.redact("nothing held") == "nothing held"
+    value = 'pa"ss\\word-123'
+    store.register(value, "mcp:github Authorization")
+    line = json.dumps({"output": f"header {value}"})
+    assert value not in store.redact(f"raw {value}")
+    redacted_line = store.redact(line)
+    assert json.dumps(value)[1:-1] not in redacted_line
+    assert json.loads(redacted_line) == {"output": "header [redacted: mcp:github Authorization]"}
+    assert store.labels() == {"[redacted: mcp:github Authorization]"}
+    store.clear()
+    assert store.redact(f"raw {value}") == f"raw {value}"
+
+
+def test_regex_characters_in_a_secret_are_matched_literally():
+    store = SecretStore({"X_SECRET": "a.b*c+d?e(f)"})
+    assert store.redact("a.b*c+d?e(f)") == "[redacted: X_SECRET]"
+    assert store.redact("aXb*c+d?e(f)") == "aXb*c+d?e(f)"
