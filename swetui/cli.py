@@ -14,6 +14,8 @@ from swetui import __version__
 
 COMMANDS = ("run", "context", "init", "sessions", "rules", "trust")
 EXIT_USAGE = 2
+INFORMATIONAL = frozenset({"--version", "-h", "--help"})
+"""Options that print and exit: no session, so no keys to protect and no restart."""
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -119,6 +121,12 @@ def _quiet_logging() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None and ("--" in sys.argv or not INFORMATIONAL & set(sys.argv[1:])):
+        # A real start, not a call from Python: keep the keys out of swetui's environment.
+        from swetui.handover import start
+        from swetui.secrets import STORE
+
+        STORE.notice = start()  # execs itself again when keys are present
     argv = list(sys.argv[1:] if argv is None else argv)
     _quiet_logging()
     try:

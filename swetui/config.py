@@ -87,6 +87,11 @@ class Settings(BaseModel):
     """Session turns at which a new chunk is forced."""
     approval_rules: list[ApprovalRule] = Field(default_factory=list)
     """Remembered approval decisions (workspace config)."""
+    secret_env: list[str] = Field(default_factory=list)
+    """More environment variables that hold secrets, beyond the names swetui recognises
+    (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `ANTHROPIC_*`, `OPENAI_*`): their values
+    are redacted from everything tools return and kept from commands. Listed in the user
+    config, they are also kept out of swetui's own environment at start."""
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -48,6 +48,8 @@ class SecretStore:
         self._redacted: dict[str, str] = {}  # value → name shown in its place
         self._escaped: dict[str, str] = {}
         self._matcher: tuple[tuple[str, ...], re.Pattern[str]] | None = None
+        self.notice: str | None = None
+        """Set when the keys could not be kept out of swetui's environment: sessions show it."""
         self.load(variables or {})
 
     def load(self, variables: Mapping[str, str], *, redact: tuple[str, ...] = ()) -> None:
@@ -79,6 +81,7 @@ class SecretStore:
         return {LABEL.format(name=self._redacted[value]) for value in self.values()}
 
     def clear(self) -> None:
+        self.notice = None
         self._variables.clear()
         self._redacted.clear()
         self._compile()

@@ -93,12 +93,18 @@ class AgentSession:
         # The keys are not in os.environ when the start-up handover took them out of it.
         env = STORE.environment() if env is None else dict(env)
         root, settings = settings_for(options)
+        if settings.secret_env:
+            names = tuple(settings.secret_env)
+            STORE.load({name: env[name] for name in names if env.get(name)},
+                       redact=names)
         model = resolve_model(options.model, env, settings.model)
         if provider is None:
             provider = create_provider(model, env, timeout=settings.request_timeout)
         workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
                                    resume=options.resume, continue_last=options.continue_last)
         workspace.notices.extend(workspace_notices(root))
+        if STORE.notice:
+            workspace.notices.append(STORE.notice)
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
         session._restore_calibration()
         session._restore_pending()

@@ -1,0 +1,122 @@
+"""Keep API keys out of swetui's own environment: a re-exec that hands them over on a pipe.
+
+A command swetui runs can read `/proc/<swetui's pid>/environ` (and `$PPID`'s): removing the
+keys from the command's own environment is not enough. So at start, before anything else,
+swetui moves every secret variable (see `swetui.secrets`) out of its environment: it writes
+them as JSON into a pipe, then execs itself again, same interpreter, same arguments, same
+pid, with an environment that lacks them and `SWETUI_SECRETS_FD=<read end>`. The new image
+reads the pipe into `secrets.STORE` and closes it. A key is never put on argv.
+
+The data sits in the kernel's pipe buffer across the exec: no second process is involved.
+If the exec fails, swetui carries on in-process, keys in its environment, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from collections.abc import Mapping
+
+from swetui.secrets import STORE, is_secret_name
+
+MARKER = "SWETUI_SECRETS_FD"
+"""Names the pipe's read end in the re-executed process."""
+PIPE_LIMIT = 60_000
+"""Bytes a pipe surely buffers (Linux: 64 KiB by default); more is not handed over."""
+
+
+def configured_names(config_file: str | None = None) -> tuple[str, ...]:
+    """The user's `secret_env` names (user config only: read before anything else, and a
+    repository's own config must not decide what swetui keeps). Errors are left to the
+    settings loader, which reports them properly."""
+    from swetui.paths import user_config_file
+
+    path = config_file or str(user_config_file())
+    try:
+        with open(path, "rb") as handle:
+            import tomllib
+
+            data = tomllib.load(handle)
+    except (OSError, ValueError):
+        return ()
+    names = data.get("secret_env")
+    if not isinstance(names, list):
+        return ()
+    return tuple(name for name in names if isinstance(name, str) and name)
+
+
+def secret_variables(environ: Mapping[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
+    """The variables of `environ` that are secrets (by name, or named in `extra`)."""
+    return {name: value for name, value in environ.items()
+            if value and name != MARKER and (is_secret_name(name) or name in extra)}
+
+
+def start(*, execute: bool = True) -> str | None:
+    """Fill `secrets.STORE` and, when the environment holds secrets, re-exec without them.
+    Returns a warning to show when swetui goes on with keys in its environment; does not
+    return at all when the exec succeeds."""
+    handed = os.environ.pop(MARKER, None)
+    extra = configured_names()
+    if handed is not None:
+        return _receive(handed, extra)
+    found = secret_variables(os.environ, extra)
+    STORE.load(found, redact=extra)
+    if not found or not execute:
+        return None
+    return _reexec(found)
+
+
+def _reexec(found: dict[str, str]) -> str:
+    payload = json.dumps({"variables": found}).encode("utf-8")
+    if len(payload) > PIPE_LIMIT:
+        return (f"the secret variables are too large to hand over ({len(payload):,} bytes); "
+                "they stay in swetui's environment, where a command you approve can read them")
+    environment = {name: value for name, value in os.environ.items() if name not in found}
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, payload)  # fits the pipe buffer: does not block
+        os.close(write_end)
+        write_end = -1
+        os.set_inheritable(read_end, True)
+        environment[MARKER] = str(read_end)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, sys.orig_argv, environment)
+    except OSError as exc:
+        for fd in (read_end, write_end):
+            if fd >= 0:
+                os.close(fd)
+        return (f"could not restart without the API keys in its environment "
+                f"({exc.strerror or exc}); a command you approve can read them")
+    raise AssertionError("unreachable: execve returned")  # pragma: no cover
+
+
+def _receive(handed: str, extra: tuple[str, ...]) -> str | None:
+    """Read the secrets the previous image handed over; a bad pipe is a warning, not a
+    crash (the keys are then missing, and the provider says which one it needs)."""
+    try:
+        fd = int(handed)
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            raise OSError(f"descriptor {fd} is not a pipe")
+    except (ValueError, OSError) as exc:
+        return f"{MARKER}={handed!r} is unusable ({exc}); API keys were not received"
+    chunks = []
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    except OSError as exc:
+        return f"API keys could not be received ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
+    try:
+        variables = json.loads(b"".join(chunks)).get("variables", {})
+        if not isinstance(variables, dict):
+            raise ValueError("not a mapping")
+    except (ValueError, AttributeError) as exc:
+        return f"API keys could not be received (malformed hand-over: {exc})"
+    STORE.load({str(name): str(value) for name, value in variables.items()}, redact=extra)
+    # A secret that is still in the environment (none, normally) is held and redacted too.
+    STORE.load(secret_variables(os.environ, extra), redact=extra)
+    return None
