@@ -32,6 +32,8 @@ class Reply:
     """Seconds to wait before sending the part at this index (a stall mid-answer)."""
     drop_after: int | None = None
     """Abort the socket after this many parts, without the terminating chunk."""
+    gate: asyncio.Event | None = None
+    """Held until the test sets it: a slow answer that ends when the test says, not a timer."""
 
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
@@ -173,6 +175,8 @@ class LoopbackServer:
 
     @staticmethod
     async def _send(reply: Reply, writer: asyncio.StreamWriter) -> None:
+        if reply.gate is not None:
+            await reply.gate.wait()
         if reply.stall:
             await asyncio.sleep(reply.stall)
         reason = reply.reason
