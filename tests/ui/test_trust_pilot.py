@@ -91,3 +91,18 @@ async def test_markup_in_a_shipped_pattern_is_shown_as_text(make_app, workspace)
         await until(pilot, lambda: isinstance(app.screen, TrustReview), "the trust review")
         assert "[@click=app.quit]rm[/]" in str(app.screen.query_one("#trust-effects").render())
         assert "model = [@click=app.quit]x[/]" in notices(app)
+
+
+async def test_mode_from_the_command_line_outlasts_a_trusted_config(workspace) -> None:
+    from swetui.agent.session import AgentSession
+    from swetui.options import LaunchOptions
+    from swetui.ui.app import SweTuiApp
+
+    ship(workspace)
+    options = LaunchOptions(path=workspace, model="offline", mode="auto-edit", watch=False)
+    app = SweTuiApp(AgentSession.open(options, env={}), options=options, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TrustReview), "the trust review")
+        await pilot.press("t")
+        await until(pilot, lambda: "Mode stays auto-edit" in notices(app), "mode kept")
+        assert app.session.mode == "auto-edit" and allows_rm(app)

@@ -346,7 +346,7 @@ class WorkspaceScreen(Screen[None]):
         after, _ = await asyncio.to_thread(trust_reviewed, state)
         trusted = ", ".join(shipped.name for shipped in after.files if shipped.trusted)
         mode, later = applies_after_trust(after)
-        self.transcript.notice(f"✓ Trusted {trusted}; a change to it will ask again.")
+        self.transcript.notice(f"✓ Trusted {trusted}; any change to it asks again.")
         launch_mode = getattr(getattr(self.app, "options", None), "mode", None)
         if mode and mode != self.session.mode:
             if launch_mode:
