@@ -22,6 +22,8 @@ SHORT = 40
 NOTES = {
     "mode": {"auto": "edits and commands run without asking",
              "auto-edit": "edits apply without asking"},
+    "sandbox": {"off": "commands run without the kernel sandbox"},
+    "sandbox_network": {"true": "commands reach the network"},
 }
 
 
@@ -75,7 +77,8 @@ def _config_review(shipped: ShippedFile, content: bytes) -> Review:
     for key, value in data.items():
         if key == "approval_rules":
             continue
-        note = NOTES.get(key, {}).get(str(value)) if isinstance(value, str) else None
+        shown = json.dumps(value) if isinstance(value, bool) else str(value)
+        note = NOTES.get(key, {}).get(shown)
         summary.append(f"{key} = {_value(value, SHORT)}")
         effects.append(f"{key} = {_value(value)}" + (f"  ({note})" if note else ""))
     rules = [ApprovalRule.model_validate(rule) for rule in data.get("approval_rules", [])]

@@ -248,3 +248,11 @@ def test_rules_lists_what_applies_and_counts_the_untrusted_rest(workspace: Path)
     assert swetui("trust", str(workspace), "--yes").returncode == 0
     listing = " ".join(swetui("rules", str(workspace)).stdout.split())
     assert "1. allow command rm" in listing and "does not apply" not in listing
+
+
+def test_a_shipped_sandbox_opt_out_is_ignored_and_named_for_what_it_does(workspace: Path):
+    ship(workspace, 'sandbox = "off"\nsandbox_network = true\n')
+    assert "sandbox = off" in swetui("context", str(workspace)).stderr
+    review = swetui("trust", str(workspace)).stdout
+    assert "sandbox = off  (commands run without the kernel sandbox)" in review
+    assert "sandbox_network = true  (commands reach the network)" in review
