@@ -1,33 +1,55 @@
 """The agent: the turn loop, tools, approvals and modes. Imports no Textual.
 
-Public names are imported lazily so `import swetui.agent` stays cheap at start-up.
+The UI and the commands use only what this package exports: the `Session` protocol (what
+`AgentSession` does for them) and the events a session publishes (`AgentEvent`).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from swetui.agent.api import (
+    AgentEvent,
+    CompactionTrigger,
+    RuleScope,
+    Session,
+    SessionStats,
+)
+from swetui.agent.approvals import ApprovalQueue, UnknownActionError
+from swetui.agent.events import (
+    ApprovalCancelled,
+    ApprovalDecided,
+    ApprovalEvent,
+    ApprovalRequested,
+    CommandStarted,
+    Decision,
+    EditUndone,
+    ModeChanged,
+    PendingAction,
+    RulesChanged,
+    ToolFinished,
+    ToolStarted,
+)
+from swetui.agent.session import AgentSession, SessionBusy
+from swetui.agent.tools.base import ToolError, ToolResult
+from swetui.agent.turn_events import (
+    AnswerChunk,
+    CompactionNotice,
+    ModelCallFinished,
+    ModelCallStarted,
+    ReasoningChunk,
+    RetrievalDone,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnEvent,
+    TurnFinished,
+    TurnStarted,
+)
 
-_EXPORTS = {
-    "ApprovalQueue": "swetui.agent.approvals",
-    "UnknownActionError": "swetui.agent.approvals",
-    "PendingAction": "swetui.agent.events",
-    "Decision": "swetui.agent.events",
-    "Policy": "swetui.agent.policy",
-    "PolicyDecision": "swetui.agent.policy",
-    "RuleBook": "swetui.agent.rules",
-    "Checkpoints": "swetui.agent.checkpoints",
-    "Hunk": "swetui.agent.diffs",
-    "Toolbox": "swetui.agent.toolbox",
-    "ToolResult": "swetui.agent.tools.base",
-    "ToolError": "swetui.agent.tools.base",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'swetui.agent' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__all__ = [
+    "AgentEvent", "AgentSession", "AnswerChunk", "ApprovalCancelled", "ApprovalDecided",
+    "ApprovalEvent", "ApprovalQueue", "ApprovalRequested", "CommandStarted",
+    "CompactionNotice", "CompactionTrigger", "Decision", "EditUndone", "ModeChanged",
+    "ModelCallFinished", "ModelCallStarted", "PendingAction", "ReasoningChunk",
+    "RetrievalDone", "RuleScope", "RulesChanged", "Session", "SessionBusy", "SessionStats",
+    "ToolCallFinished", "ToolCallStarted", "ToolError", "ToolFinished", "ToolResult",
+    "ToolStarted", "TurnEvent", "TurnFinished", "TurnStarted", "UnknownActionError",
+]

@@ -154,3 +154,8 @@ class EditUndone(BaseModel):
     model_config = ConfigDict(frozen=True)
     path: str
     message: str
+
+
+ApprovalEvent = (ApprovalRequested | ApprovalDecided | ApprovalCancelled | CommandStarted
+                 | ToolStarted | ToolFinished | ModeChanged | RulesChanged | EditUndone)
+"""Every event the approval queue and the toolbox publish."""

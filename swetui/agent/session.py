@@ -12,27 +12,32 @@ from typing import TYPE_CHECKING, Any, cast, get_args
 
 from pydantic import BaseModel
 
+from swetui.agent.api import CompactionTrigger, RuleScope, Session, SessionStats
+from swetui.agent.approvals import ApprovalQueue
 from swetui.agent.event_log import EventLog
+from swetui.agent.events import ApprovalDecided, ApprovalRequested, CommandStarted, PendingAction
 from swetui.agent.notes import SessionNotes
+from swetui.agent.toolbox import Toolbox
+from swetui.agent.tools.base import ToolResult
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
 from swetui.agent.transcript import rebuild_transcript
 from swetui.agent.turn import TurnLoop
-from swetui.agent.turn_events import CompactionNotice, TurnFinished
+from swetui.agent.turn_events import CompactionNotice, TurnEvent, TurnFinished
 from swetui.commands.context import settings_for
 from swetui.config import ApprovalRule, Mode
 from swetui.engine.bus import EventBus
-from swetui.engine.events import EngineNotice
+from swetui.engine.compaction import Compactor
+from swetui.engine.compaction_plan import CompactionPlan
+from swetui.engine.events import CompactionFinished, EngineNotice
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.sources import read_text_file
+from swetui.engine.store import SessionInfo
 from swetui.engine.workspace import Workspace, open_workspace
 from swetui.options import LaunchOptions
+from swetui.providers.base import Provider
 from swetui.providers.events import StreamError, TextDelta
 from swetui.secrets import STORE
 from swetui.trust_review import workspace_notices
-
-if TYPE_CHECKING:
-    from swetui.agent.events import PendingAction
-    from swetui.agent.tools.base import ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -46,12 +51,8 @@ class SessionBusy(RuntimeError):
 class AgentSession:
     """Everything one open workspace session needs, wired together."""
 
-    def __init__(self, workspace: Workspace, provider: Any, model: str, *, mode: Mode,
+    def __init__(self, workspace: Workspace, provider: Provider, model: str, *, mode: Mode,
                  env: Mapping[str, str]) -> None:
-        from swetui.agent.approvals import ApprovalQueue
-        from swetui.agent.events import ApprovalDecided, ApprovalRequested, CommandStarted
-        from swetui.agent.toolbox import Toolbox
-
         self.workspace = workspace
         self.engine = workspace.engine
         self.bus: EventBus = workspace.engine.bus
@@ -85,7 +86,7 @@ class AgentSession:
 
     @classmethod
     def open(cls, options: LaunchOptions, *, env: Mapping[str, str] | None = None,
-             provider: Any = None) -> AgentSession:
+             provider: Provider | None = None) -> AgentSession:
         """Open a workspace session; raises ConfigError, WorkspaceError or
         ProviderConfigError with a one-line message."""
         from swetui.providers import create_provider, resolve_model
@@ -138,7 +139,7 @@ class AgentSession:
         return self.workspace.session_id
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> Mode:
         return self.toolbox.mode
 
     @property
@@ -188,7 +189,7 @@ class AgentSession:
                     message=f"compacted {len(finished.folded)} items: "
                             f"{finished.tokens_before:,} → {finished.tokens_after:,} tokens"))
 
-    def _compactor(self) -> Any:
+    def _compactor(self) -> Compactor:
         """The model writes summaries when a real model is configured; offline, structural."""
         from swetui.engine.compaction import ModelCompactor, StructuralCompactor
 
@@ -220,12 +221,13 @@ class AgentSession:
         return "".join(parts)
 
     def preview_compaction(self, item_ids: list[str] | None = None,
-                           instructions: str | None = None) -> Any:
+                           instructions: str | None = None) -> CompactionPlan:
         """What a compaction would fold and the tokens after, without applying it."""
         return self._compactor().plan(self.engine, item_ids=item_ids, instructions=instructions)
 
-    async def compact(self, trigger: str = "manual", instructions: str | None = None,
-                      item_ids: list[str] | None = None) -> Any:
+    async def compact(self, trigger: CompactionTrigger = "manual",
+                      instructions: str | None = None,
+                      item_ids: list[str] | None = None) -> CompactionFinished | None:
         """Fold items (all eligible, or the user's selection); None when nothing folds."""
         compactor = self._compactor()
         plan = await compactor.plan_async(self.engine, item_ids=item_ids,
@@ -296,11 +298,13 @@ class AgentSession:
                            meta={"added_by": "@path"})
         return self.engine.add(item, reason=f"you added {relative}")
 
-    def rules(self) -> list[tuple[str, ApprovalRule]]:
+    def rules(self) -> list[tuple[RuleScope, ApprovalRule]]:
         """Remembered approval rules, numbered from 1 in this order: session, then workspace."""
         book = self.toolbox.rules
-        return [*(("session", rule) for rule in book.session.list()),
-                *(("workspace", rule) for rule in book.workspace.list())]
+        session: RuleScope = "session"
+        workspace: RuleScope = "workspace"
+        return [*((session, rule) for rule in book.session.list()),
+                *((workspace, rule) for rule in book.workspace.list())]
 
     def remove_rule(self, number: int) -> str:
         """Remove rule `number` (as `rules()` numbers them); a workspace rule leaves
@@ -309,7 +313,7 @@ class AgentSession:
         if not 1 <= number <= len(rules):
             raise ValueError(f"no rule {number}: there are {len(rules)}")
         scope, rule = rules[number - 1]
-        self.toolbox.rules.scope(scope).remove(rule)  # type: ignore[arg-type]
+        self.toolbox.rules.scope(scope).remove(rule)
         self.record("rule_removed", {"scope": scope, "rule": rule.model_dump()})
         return f"Removed {scope} rule: {rule.action} {rule.kind} {rule.pattern!r}"
 
@@ -343,7 +347,7 @@ class AgentSession:
                 self.engine.add(item, reason="project memory written")
         return target
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> SessionStats:
         from swetui.engine.compaction import active_compactions
 
         budget = self.engine.budget()
@@ -356,11 +360,11 @@ class AgentSession:
                 "compactions": len(active_compactions(self.engine)),
                 "persisted": self.workspace.store.persistent}
 
-    def transcript(self) -> list[BaseModel]:
+    def transcript(self) -> list[TurnEvent]:
         """The turn events of the session so far (a resumed one), to re-render it."""
         return rebuild_transcript(self.workspace.store.events)
 
-    def sessions(self) -> list[Any]:
+    def sessions(self) -> list[SessionInfo]:
         from swetui.engine.store import list_sessions
 
         return list_sessions(self.workspace.paths.sessions)
@@ -387,17 +391,16 @@ class AgentSession:
     # -- approvals across restarts ---------------------------------------------------------
 
     def _record_approval(self, event: BaseModel) -> None:
-        name = type(event).__name__
-        if name == "ApprovalRequested":
-            self.record("approval_requested",
-                        {"action": event.action.model_dump(mode="json")})  # type: ignore[attr-defined]
-        else:
+        if isinstance(event, ApprovalRequested):
+            self.record("approval_requested", {"action": event.action.model_dump(mode="json")})
+        elif isinstance(event, ApprovalDecided):
             self.record("approval_decided", {
-                "action_id": event.action_id,  # type: ignore[attr-defined]
-                "decision": event.decision.model_dump(mode="json"),  # type: ignore[attr-defined]
-                "by": getattr(event, "by", "user")})
+                "action_id": event.action_id,
+                "decision": event.decision.model_dump(mode="json"), "by": event.by})
 
-    def _record_command(self, event: Any) -> None:
+    def _record_command(self, event: BaseModel) -> None:
+        if not isinstance(event, CommandStarted):
+            return
         # Durable before the command starts: if swetui dies while it runs, resume knows.
         self.record("command_started", {"action_id": event.action_id, "call_id": event.call_id,
                                         "command": event.command, "confined": event.confined})
@@ -430,8 +433,6 @@ class AgentSession:
 
     def _restore_pending(self) -> None:
         """Actions that were waiting when the last process ended come back pending."""
-        from swetui.agent.events import PendingAction
-
         requested: dict[str, dict[str, Any]] = {}
         for event in self.workspace.replayed:
             if event.get("type") == "approval_requested":
@@ -500,3 +501,8 @@ class AgentSession:
         await self.provider.aclose()
         self.event_log.close()
         self.workspace.close()
+
+
+if TYPE_CHECKING:
+    def _satisfies_the_protocol(session: AgentSession) -> Session:
+        return session  # mypy checks here that AgentSession is a `Session`

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
 from swetui.agent.turn_events import (
     AnswerChunk,
     ReasoningChunk,
     ToolCallFinished,
     ToolCallStarted,
+    TurnEvent,
     TurnFinished,
     TurnStarted,
 )
 
 
-def rebuild_transcript(events: list[dict[str, Any]]) -> list[BaseModel]:
+def rebuild_transcript(events: list[dict[str, Any]]) -> list[TurnEvent]:
     """Turn events in order, as a live session would have published them (chunks whole)."""
-    out: list[BaseModel] = []
+    out: list[TurnEvent] = []
     for event in events:
         kind = event.get("type")
         turn = int(event.get("turn", 0) or 0)

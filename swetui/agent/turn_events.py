@@ -88,3 +88,9 @@ class CompactionNotice(_Event):
     """A compaction ran before sending (the engine's compaction events carry the detail)."""
 
     message: str
+
+
+TurnEvent = (TurnStarted | RetrievalDone | ModelCallStarted | ReasoningChunk | AnswerChunk
+             | ToolCallStarted | ToolCallFinished | ModelCallFinished | TurnFinished
+             | CompactionNotice)
+"""Every event of a turn, in transcript order (also what a resumed log rebuilds)."""

@@ -67,3 +67,8 @@ class CompactionUndone(BaseModel):
 
     compaction_id: str
     restored: tuple[str, ...]
+
+
+EngineEvent = (ItemsChanged | BudgetChanged | EngineNotice | CompactionStarted
+               | CompactionFinished | CompactionUndone)
+"""Every event the context engine publishes."""

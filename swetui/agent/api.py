@@ -1,0 +1,116 @@
+"""The agent's public API: the session the UI and the commands drive (`Session`) and every
+event published on its bus (`AgentEvent`).
+
+The UI and `swetui run` reach the agent only through these names; `AgentSession` is the
+implementation. Who publishes what:
+
+- the engine (`swetui.engine.events`): items, budget, notices, compaction;
+- the approval queue and the toolbox (`swetui.agent.events`): approvals, commands, mode,
+  rules, undo;
+- the turn loop (`swetui.agent.turn_events`): the turn, its model calls, stream chunks and
+  tool calls, in transcript order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal, Protocol, TypedDict
+
+from swetui.agent.approvals import ApprovalQueue
+from swetui.agent.events import ApprovalEvent, PendingAction
+from swetui.agent.rules import Scope as RuleScope
+from swetui.agent.tools.base import ToolResult
+from swetui.agent.turn_events import TurnEvent, TurnFinished
+from swetui.config import ApprovalRule, Mode
+from swetui.engine.bus import EventBus
+from swetui.engine.compaction_plan import CompactionPlan
+from swetui.engine.context import ContextEngine
+from swetui.engine.events import CompactionFinished, EngineEvent
+from swetui.engine.items import ContextItem
+from swetui.engine.store import SessionInfo
+from swetui.engine.workspace import Workspace
+
+AgentEvent = EngineEvent | ApprovalEvent | TurnEvent
+"""Every event a session publishes on its bus."""
+
+CompactionTrigger = Literal["auto", "manual", "selection"]
+
+
+class SessionStats(TypedDict):
+    """`/stats`: what the session has done and what the next request costs."""
+
+    session: str
+    model: str
+    mode: Mode
+    turns: int
+    items: int
+    tokens: int
+    limit: int
+    percent: float
+    measured: int | None
+    """Input tokens the provider reported for the last request, when it did."""
+    calibration: float | None
+    pending_approvals: int
+    compactions: int
+    persisted: bool
+
+
+class Session(Protocol):
+    """What the UI and the commands may use of an open agent session."""
+
+    model: str
+    """The working model's spec (`offline`, `openai:gpt-4o`, …)."""
+
+    @property
+    def workspace(self) -> Workspace: ...
+    @property
+    def engine(self) -> ContextEngine: ...
+    @property
+    def bus(self) -> EventBus: ...
+    @property
+    def queue(self) -> ApprovalQueue: ...
+    @property
+    def mode(self) -> Mode: ...
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def notices(self) -> list[str]: ...
+    @property
+    def notes_path(self) -> Path: ...
+    @property
+    def restored(self) -> list[PendingAction]: ...
+
+    # turns
+    async def send(self, text: str) -> TurnFinished: ...
+    def cancel(self) -> bool: ...
+    def transcript(self) -> list[TurnEvent]: ...
+
+    # compaction
+    def preview_compaction(self, item_ids: list[str] | None = None,
+                           instructions: str | None = None) -> CompactionPlan: ...
+    async def compact(self, trigger: CompactionTrigger = "manual",
+                      instructions: str | None = None,
+                      item_ids: list[str] | None = None) -> CompactionFinished | None: ...
+    def undo_compaction(self) -> str: ...
+
+    # edits, files, settings
+    def undo_edit(self) -> str: ...
+    def add_path(self, path: str) -> ContextItem: ...
+    def refresh_item(self, item_id: str) -> ContextItem: ...
+    def rules(self) -> list[tuple[RuleScope, ApprovalRule]]: ...
+    def remove_rule(self, number: int) -> str: ...
+    def set_mode(self, mode: str) -> None: ...
+    def set_model(self, spec: str) -> None: ...
+    def init_memory(self) -> Path: ...
+    def stats(self) -> SessionStats: ...
+    def sessions(self) -> Sequence[SessionInfo]: ...
+    def sandbox_notice(self) -> str | None: ...
+
+    # lifetime
+    def start(self) -> None: ...
+    async def watch(self) -> None: ...
+    async def restored_outcomes(self) -> list[tuple[PendingAction, ToolResult]]: ...
+    async def aclose(self) -> None: ...
