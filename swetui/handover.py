@@ -50,7 +50,7 @@ def configured_names(config_file: str | None = None) -> tuple[str, ...]:
 def secret_variables(environ: Mapping[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
     """The variables of `environ` that are secrets (by name, or named in `extra`)."""
     return {name: value for name, value in environ.items()
-            if value and name != MARKER and (is_secret_name(name) or name in extra)}
+            if value and name != MARKER and (is_secret_name(name, value) or name in extra)}
 
 
 def start(*, execute: bool = True) -> str | None:

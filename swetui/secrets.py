@@ -26,16 +26,35 @@ LABEL = "[redacted: {name}]"
 LABEL_PREFIX = "[redacted: "
 
 
-def is_secret_name(name: str) -> bool:
-    """True for variables kept from commands and from swetui's own environment."""
+SECRET_TOKENS = frozenset({"PAT", "PWD", "PASS", "PASSPHRASE", "AUTH", "DSN", "COOKIE",
+                           "APIKEY", "PRIVATE", "CREDENTIALS"})
+"""Whole `_`-separated parts of a name that mark a credential (GITHUB_PAT, MYSQL_PWD,
+SMTP_PASS, SENTRY_DSN); whole parts, so PATH and PASSWD_FILE-like names are not caught by
+accident, and PWD/OLDPWD themselves are the working directory."""
+URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@")
+"""A URL carrying a user and password (DATABASE_URL=postgres://app:hunter2@db/app)."""
+
+
+def _named_secret(upper: str) -> bool:
+    if upper in ("PWD", "OLDPWD"):
+        return False
+    return any(word in upper for word in SECRET_WORDS) or \
+        bool(SECRET_TOKENS & set(upper.split("_")))
+
+
+def is_secret_name(name: str, value: str | None = None) -> bool:
+    """True for variables kept from commands and from swetui's own environment: credential
+    names, provider settings, and any variable whose value is a URL with a password."""
     upper = name.upper()
-    return any(word in upper for word in SECRET_WORDS) or upper.startswith(SECRET_PREFIXES)
+    return _named_secret(upper) or upper.startswith(SECRET_PREFIXES) or \
+        (value is not None and URL_CREDENTIALS.search(value) is not None)
 
 
-def is_credential_name(name: str) -> bool:
+def is_credential_name(name: str, value: str | None = None) -> bool:
     """True for variables whose values are redacted: credentials, not base URLs."""
     upper = name.upper()
-    return upper in PROVIDER_KEYS or any(word in upper for word in SECRET_WORDS)
+    return upper in PROVIDER_KEYS or _named_secret(upper) or \
+        (value is not None and URL_CREDENTIALS.search(value) is not None)
 
 
 class SecretStore:
@@ -56,7 +75,7 @@ class SecretStore:
         """Hold `variables`; credentials among them (and the names in `redact`) are redacted."""
         for name, value in variables.items():
             self._variables[name] = value
-            if is_credential_name(name) or name in redact:
+            if is_credential_name(name, value) or name in redact:
                 self._redacted[value] = name
         self._compile()
 

@@ -60,3 +60,18 @@ def test_regex_characters_in_a_secret_are_matched_literally():
     store = SecretStore({"X_SECRET": "a.b*c+d?e(f)"})
     assert store.redact("a.b*c+d?e(f)") == "[redacted: X_SECRET]"
     assert store.redact("aXb*c+d?e(f)") == "aXb*c+d?e(f)"
+
+
+def test_credentials_under_other_names_are_kept_from_commands() -> None:
+    from swetui.agent.tools.shell import scrubbed_environment
+
+    environ = {"GITHUB_PAT": "ghp_0123456789abcdef", "MYSQL_PWD": "hunter2hunter2",
+               "SMTP_PASS": "correct-horse", "SENTRY_DSN": "https://k3y@o1.ingest/1",
+               "DATABASE_URL": "postgres://app:s3cretpass@db:5432/app",
+               "PATH": "/usr/bin", "PWD": "/work", "OLDPWD": "/", "HOME": "/home/me",
+               "SITE_URL": "https://example.com/x", "PASSWD_FILE_COUNT": "3"}
+    env = scrubbed_environment(environ)
+    for name in ("GITHUB_PAT", "MYSQL_PWD", "SMTP_PASS", "SENTRY_DSN", "DATABASE_URL"):
+        assert name not in env, name
+    for name in ("PATH", "PWD", "OLDPWD", "HOME", "SITE_URL"):
+        assert env[name] == environ[name], name

@@ -38,7 +38,7 @@ def scrubbed_environment(environ: dict[str, str] | None = None) -> dict[str, str
     source = os.environ if environ is None else environ
     held = set(STORE.names())  # configured secrets (`secret_env`) whatever their names
     env = {name: value for name, value in source.items()
-           if not is_secret_name(name) and name not in held}
+           if not is_secret_name(name, value) and name not in held}
     # Nothing may stop to wait for a human: no pagers, no credential prompts, no colours.
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", TERM="dumb",
                NO_COLOR="1")
