@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from swetui.engine.files import SMALL_FILE_BYTES, read_error, read_regular, read_small_text
 from swetui.paths import user_config_file
 from swetui.trust import CONFIG, TrustState, TrustStore
 
@@ -96,11 +97,13 @@ class Settings(BaseModel):
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        data = path.read_bytes()
+        data, size = read_regular(path, SMALL_FILE_BYTES + 1)
     except (FileNotFoundError, NotADirectoryError):
         return {}
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except OSError as exc:  # a FIFO or device is refused without blocking
+        raise ConfigError(read_error(str(path), exc)) from None
+    if len(data) > SMALL_FILE_BYTES:
+        raise ConfigError(f"{path}: too large for a config file ({size:,} bytes)")
     return parse_toml(path, data)
 
 
@@ -133,7 +136,7 @@ def validate(path: Path, data: dict[str, Any], text: str | None = None) -> Setti
         field = ".".join(str(part) for part in error["loc"]) or "(top level)"
         if text is None:
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_small_text(path)
             except (OSError, UnicodeDecodeError):
                 text = ""
         line = _line_of(text, str(error["loc"][0])) if error["loc"] else None

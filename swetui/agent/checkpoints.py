@@ -17,9 +17,13 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from swetui.agent.tools.workspace import atomic_write, sha256_bytes
+from swetui.engine.files import read_regular
 from swetui.paths import WorkspacePaths
 
 log = logging.getLogger(__name__)
+
+CHECKPOINT_MAX_BYTES = 256 * 1024 * 1024
+"""Far above any checkpoint swetui writes (an 8 MB file, base64): a bigger one is not read."""
 
 
 class Checkpoint(BaseModel):
@@ -84,7 +88,8 @@ class Checkpoints:
         if self.dir is not None and self.dir.is_dir():
             for file in sorted(self.dir.glob("*.json")):
                 try:
-                    found.append(Checkpoint.model_validate(json.loads(file.read_bytes())))
+                    data = read_regular(file, CHECKPOINT_MAX_BYTES)[0]
+                    found.append(Checkpoint.model_validate(json.loads(data)))
                 except (OSError, ValueError, ValidationError):
                     log.warning("skipping unreadable checkpoint %s", file)
         return sorted(found, key=lambda checkpoint: checkpoint.id)

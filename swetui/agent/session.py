@@ -29,6 +29,7 @@ from swetui.engine.bus import EventBus
 from swetui.engine.compaction import Compactor
 from swetui.engine.compaction_plan import CompactionPlan
 from swetui.engine.events import CompactionFinished, EngineNotice
+from swetui.engine.files import read_error
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.sources import read_text_file
 from swetui.engine.store import SessionInfo
@@ -283,9 +284,10 @@ class AgentSession:
         if target.is_dir():
             raise ValueError(f"{path}: is a directory; name a file")
         try:
-            loaded = read_text_file(target, ADD_PATH_MAX_BYTES)
+            loaded = read_text_file(target, ADD_PATH_MAX_BYTES, name=relative,
+                                    follow_symlinks=False)
         except OSError as exc:
-            raise ValueError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+            raise ValueError(read_error(relative, exc)) from None
         if loaded is None:
             raise ValueError(f"{path}: binary file, not added")
         for item in self.engine.by_source(relative):
@@ -335,12 +337,13 @@ class AgentSession:
 
     def init_memory(self) -> Path:
         """Write SWETUI.md (keeps an existing one) and load it as memory."""
+        from swetui.agent.tools.workspace import atomic_write
         from swetui.engine.project_memory import build_project_memory
         from swetui.engine.sources import memory_items
 
         target = self.root / "SWETUI.md"
-        if not target.exists():
-            target.write_text(build_project_memory(self.root), encoding="utf-8")
+        if not os.path.lexists(target):
+            atomic_write(target, build_project_memory(self.root).encode("utf-8"))
         items, _ = memory_items(self.root)
         for item in items:
             if item.id == "mem:SWETUI.md":

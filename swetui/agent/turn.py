@@ -154,7 +154,8 @@ class TurnLoop:
         ids = tuple(item.id for item in result.items)
         session.record("retrieval", {"turn": self.turn, "items": list(ids),
                                      "summary": result.summary})
-        self.publish(RetrievalDone(turn=self.turn, item_ids=ids, summary=result.summary))
+        self.publish(RetrievalDone(turn=self.turn, item_ids=ids, summary=result.summary,
+                                   notes=tuple(result.notes)))
 
     async def _step(self, step: int) -> StepOutcome:
         session = self.session

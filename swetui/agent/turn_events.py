@@ -28,6 +28,8 @@ class RetrievalDone(_Event):
 
     item_ids: tuple[str, ...]
     summary: str
+    notes: tuple[str, ...] = ()
+    """What was skipped or refused (a FIFO, a secret file, a cut scan), also in `summary`."""
 
 
 class ModelCallStarted(_Event):

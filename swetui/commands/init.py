@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from swetui.agent.tools.workspace import atomic_write
 from swetui.engine.project_memory import build_project_memory
 from swetui.engine.workspace import check_workspace
 
@@ -11,11 +13,11 @@ from swetui.engine.workspace import check_workspace
 def init_memory_file(path: Path, *, force: bool = False) -> int:
     root = check_workspace(path)
     target = root / "SWETUI.md"
-    if target.exists() and not force:
+    if os.path.lexists(target) and not force:
         print(f"swetui: {target} exists; use --force to overwrite it")
         return 1
-    try:
-        target.write_text(build_project_memory(root), encoding="utf-8")
+    try:  # replaces a link named SWETUI.md instead of writing where it points
+        atomic_write(target, build_project_memory(root).encode("utf-8"))
     except OSError as exc:
         print(f"swetui: cannot write {target}: {exc.strerror or exc}")
         return 1

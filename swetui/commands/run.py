@@ -24,11 +24,11 @@ from swetui.agent.turn_events import (
     ToolCallStarted,
     TurnFinished,
 )
+from swetui.interrupts import EXIT_INTERRUPTED, run_interruptibly
 from swetui.options import LaunchOptions
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 
 class Printer:
@@ -78,7 +78,7 @@ class Printer:
             self.enter("tool")
             mark = self.style("✗", "31") if event.is_error else self.style("✓", "32")
             out.write(f"   {mark} {event.summary}\n")
-        elif isinstance(event, RetrievalDone) and event.item_ids:
+        elif isinstance(event, RetrievalDone) and (event.item_ids or event.notes):
             self.enter("tool")
             out.write(self.style(f"context: {event.summary}\n", "2"))
         elif isinstance(event, CompactionNotice):
@@ -195,13 +195,19 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
 
 
 def run_once(options: LaunchOptions, prompt: str, out: TextIO | None = None) -> int:
+    """Run one turn; the first ctrl+c interrupts it (exit 130 once it has closed), a second
+    one ends swetui at once, even when a worker thread is stuck."""
     from swetui.providers import ProviderConfigError
 
     if not prompt.strip():
         print("swetui: the prompt is empty", file=sys.stderr)
         return EXIT_USAGE
     try:
-        return asyncio.run(_run(options, prompt, out or sys.stdout))
+        return run_interruptibly(_run(options, prompt, out or sys.stdout),
+                                 notice="swetui: interrupting… (ctrl+c again quits at once)")
+    except asyncio.CancelledError:  # interrupted before the turn began
+        print("swetui: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader closed early; keep Python from complaining again at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

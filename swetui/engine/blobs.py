@@ -6,6 +6,7 @@ import logging
 import os
 from pathlib import Path
 
+from swetui.engine.files import read_regular
 from swetui.engine.tokens import content_hash
 
 log = logging.getLogger(__name__)
@@ -46,8 +47,9 @@ class BlobStore:
         text = self._blobs.get(digest)
         if text is None and self.directory is not None:
             try:
-                text = self._path(digest).read_text(encoding="utf-8", errors="surrogatepass")
-            except OSError:
+                data = read_regular(self._path(digest), None)[0]
+                text = data.decode("utf-8", errors="surrogatepass")
+            except (OSError, UnicodeDecodeError):
                 return None
             self._blobs[digest] = text
         return text

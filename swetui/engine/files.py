@@ -1,7 +1,19 @@
 """What every part that walks or reads the workspace agrees on: which directories are tools'
-and version control's own (never the user's work), and how a binary file is recognised."""
+and version control's own (never the user's work), how a binary file is recognised, and the
+one way a file is opened for reading.
+
+Every read of a file swetui did not write itself goes through `open_regular`: it refuses
+FIFOs, devices, sockets and directories before and after opening, and opens without
+blocking, so a `mkfifo` or a link to `/dev/zero` in a workspace can never hang swetui.
+"""
 
 from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
 
 TOOL_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__",
                        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"})
@@ -13,7 +25,107 @@ BUILD_DIRS = frozenset({"dist", "build", ".idea"})
 BINARY_SNIFF = 8192
 """Bytes looked at to decide whether a file is binary."""
 
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"))
+
 
 def looks_binary(head: bytes) -> bool:
     """A NUL byte in the first block: the test git and grep use."""
     return b"\x00" in head[:BINARY_SNIFF]
+
+
+def file_kind(mode: int) -> str | None:
+    """What a non-regular file is ("a FIFO", "a socket"...), None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+class NotRegularFile(OSError):
+    """A path that is not a regular file (FIFO, device, socket, directory, or a symbolic
+    link where none may be followed): swetui does not read it."""
+
+    def __init__(self, name: str, kind: str) -> None:
+        message = f"{name} is {kind}, not a regular file; not read"
+        super().__init__(errno.EINVAL, message)
+        self.name = name
+        self.kind = kind
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def open_regular(path: str | os.PathLike[str], *, name: str | None = None,
+                 follow_symlinks: bool = True) -> BinaryIO:
+    """Open a regular file for reading in binary mode, never blocking.
+
+    The path is checked before opening (a device is never opened), opened with `O_NONBLOCK`
+    (a FIFO swapped in meanwhile does not wait for a writer) and checked again on the open
+    descriptor. `NotRegularFile` (an OSError) names `name` or the path; `follow_symlinks=False`
+    refuses a symbolic link as the last component (for paths already resolved)."""
+    shown = name if name is not None else os.fspath(path)
+    try:
+        before = os.stat(path, follow_symlinks=follow_symlinks)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and follow_symlinks:
+            raise NotRegularFile(shown, "a symbolic link loop") from None
+        raise
+    kind = file_kind(before.st_mode)
+    if kind is not None:
+        raise NotRegularFile(shown, kind)
+    flags = _READ_FLAGS | (0 if follow_symlinks else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # became a link / a socket meanwhile
+            raise NotRegularFile(shown, "a symbolic link" if exc.errno == errno.ELOOP
+                                 else "a socket") from None
+        raise
+    try:
+        kind = file_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise NotRegularFile(shown, kind)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str], limit: int | None, *, name: str | None = None,
+                 follow_symlinks: bool = True) -> tuple[bytes, int]:
+    """At most `limit` bytes (None: all) of a regular file and its size when opened (see
+    `open_regular`); a size above `limit` means the data was cut."""
+    with open_regular(path, name=name, follow_symlinks=follow_symlinks) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        return handle.read(-1 if limit is None else limit), size
+
+
+SMALL_FILE_BYTES = 4 * 1024 * 1024
+"""Config, rules, themes and swetui's own records are small; anything bigger is refused."""
+
+
+def read_small_text(path: str | os.PathLike[str], limit: int = SMALL_FILE_BYTES, *,
+                    name: str | None = None, follow_symlinks: bool = True) -> str:
+    """The whole UTF-8 text of a small regular file (see `open_regular`). A bigger file is
+    an OSError (EFBIG) naming the limit; bad UTF-8 raises UnicodeDecodeError."""
+    data, size = read_regular(path, limit + 1, name=name, follow_symlinks=follow_symlinks)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than {limit:,} bytes ({size:,})")
+    return data.decode("utf-8")
+
+
+def read_error(name: str, exc: OSError) -> str:
+    """One line saying why `name` was not read: the refusal itself for a FIFO or device,
+    `name: cannot be read (reason)` otherwise."""
+    if isinstance(exc, NotRegularFile):
+        return exc.message
+    return f"{name}: cannot be read ({exc.strerror or exc})"
+
+
+def inside(root: Path, path: Path) -> bool:
+    """Whether `path` (already resolved) is `root` or lies under it."""
+    return path == root or root in path.parents

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from swetui.engine.files import BUILD_DIRS, TOOL_DIRS
+from swetui.engine.sources import read_workspace_text
 from swetui.secrets import redact
 
 IGNORED_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui", ".vscode", "target"}
@@ -35,14 +36,20 @@ def _walk(root: Path, limit: int = 20_000) -> list[Path]:
     return files
 
 
+def _text(root: Path, name: str, limit: int = 1_000_000) -> str | None:
+    """A workspace file's text, or None when it is missing, not a regular file (a FIFO
+    never blocks), binary, or a link leading outside the workspace."""
+    try:
+        loaded = read_workspace_text(root, name, limit)
+    except OSError:
+        return None
+    return loaded.text if loaded is not None else None
+
+
 def _overview(root: Path) -> str:
     for name in ("README.md", "README.rst", "README"):
-        path = root / name
-        if path.is_file():
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")[:4000]
-            except OSError:
-                continue
+        text = _text(root, name, 4000)
+        if text is not None:
             paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()
                           and not p.strip().startswith(("#", "[!", "![", "<", "```"))]
             if paragraphs:
@@ -63,24 +70,23 @@ def _structure(root: Path, files: list[Path]) -> list[str]:
 def _dependencies(root: Path) -> list[str]:
     deps: list[str] = []
     try:
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-        deps += [f"Python: {', '.join(data.get('project', {}).get('dependencies', [])[:20])}"]
-    except (OSError, ValueError):
+        data = tomllib.loads(_text(root, "pyproject.toml") or "")
+        python = data.get("project", {}).get("dependencies", [])
+        if python:
+            deps += [f"Python: {', '.join(map(str, python[:20]))}"]
+    except (ValueError, AttributeError, TypeError):
         pass
     try:
-        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
-        names = list(data.get("dependencies", {}))[:20]
+        package = json.loads(_text(root, "package.json") or "{}")
+        names = list(package.get("dependencies", {}))[:20]
         if names:
-            deps.append(f"npm: {', '.join(names)}")
-    except (OSError, ValueError):
+            deps.append(f"npm: {', '.join(map(str, names))}")
+    except (ValueError, AttributeError, TypeError):
         pass
-    try:
-        lines = (root / "requirements.txt").read_text(encoding="utf-8").splitlines()
-        names = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
-        if names:
-            deps.append(f"requirements.txt: {', '.join(names[:20])}")
-    except OSError:
-        pass
+    lines = (_text(root, "requirements.txt") or "").splitlines()
+    names = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    if names:
+        deps.append(f"requirements.txt: {', '.join(names[:20])}")
     return deps
 
 

@@ -18,9 +18,16 @@ from pathlib import Path
 
 from swetui.engine.compaction_text import identifiers
 from swetui.engine.context import ContextEngine
-from swetui.engine.files import BUILD_DIRS, TOOL_DIRS, looks_binary
+from swetui.engine.files import (
+    BUILD_DIRS,
+    TOOL_DIRS,
+    file_kind,
+    looks_binary,
+    read_error,
+    read_regular,
+)
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
-from swetui.engine.sources import read_text_file
+from swetui.engine.sources import read_workspace_text
 
 IGNORED_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui"}
 MAX_FILE_BYTES = 64_000
@@ -200,6 +207,9 @@ def _named_paths(root: Path, text: str, tree: Callable[[], list[str]],
             named.append(candidate)
         elif path.is_dir():
             directories.append(candidate)
+        elif path.exists():  # a FIFO, device or socket: named, never read
+            kind = file_kind(path.stat().st_mode) or "not a regular file"
+            result.notes.append(f"{candidate} is {kind}, not a regular file; not read")
         elif "/" not in candidate:
             matches = [rel for rel in tree() if rel.rsplit("/", 1)[-1] == candidate]
             if 0 < len(matches) <= 3:
@@ -213,9 +223,9 @@ def _named_paths(root: Path, text: str, tree: Callable[[], list[str]],
 def _read_named(root: Path, rel: str, max_bytes: int, make: Callable[..., None],
                 result: RetrievalResult) -> None:
     try:
-        loaded = read_text_file(root / rel, max_bytes)
+        loaded = read_workspace_text(root, rel, max_bytes)
     except OSError as exc:
-        result.notes.append(f"{rel}: cannot be read ({exc.strerror or exc})")
+        result.notes.append(read_error(rel, exc))
         return
     if loaded is None:
         result.notes.append(f"{rel}: binary file, not read")
@@ -239,9 +249,9 @@ def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
         for count, rel in enumerate(chunk):
             if time.perf_counter() > deadline:
                 return found, count, True
-            try:
-                with open(root / rel, "rb") as handle:
-                    data = handle.read(MAX_GREP_FILE_BYTES + 1)
+            try:  # the walk lists regular files only; one swapped for a FIFO is refused
+                data, _size = read_regular(root / rel, MAX_GREP_FILE_BYTES + 1,
+                                           follow_symlinks=False)
             except OSError:
                 continue
             if len(data) > MAX_GREP_FILE_BYTES or looks_binary(data):

@@ -3,12 +3,13 @@ each turned into items of the right layer. Bad files are reported, never fatal."
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from swetui.engine.assembly import tool_schema_text
-from swetui.engine.files import looks_binary
+from swetui.engine.files import NotRegularFile, inside, looks_binary, open_regular, read_error
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.messages import ToolSchema
 
@@ -35,17 +36,19 @@ class LoadedText:
     notes: list[str] = field(default_factory=list)
 
 
-def read_text_file(path: Path, max_bytes: int) -> LoadedText | None:
-    """Read at most `max_bytes` of a text file. Binary → None with nothing read further;
-    non-UTF-8 is decoded with replacement characters; both are noted."""
-    with open(path, "rb") as handle:
+def read_text_file(path: Path, max_bytes: int, *, name: str | None = None,
+                   follow_symlinks: bool = True) -> LoadedText | None:
+    """Read at most `max_bytes` of a regular text file. Binary → None with nothing read
+    further; non-UTF-8 is decoded with replacement characters; both are noted. A FIFO, device
+    or socket raises `NotRegularFile` (an OSError) without blocking (see `open_regular`)."""
+    with open_regular(path, name=name, follow_symlinks=follow_symlinks) as handle:
         data = handle.read(max_bytes + 1)
+        size = os.fstat(handle.fileno()).st_size
     if looks_binary(data):
         return None
     notes = []
     if len(data) > max_bytes:
         data = data[:max_bytes]
-        size = path.stat().st_size
         notes.append(f"cut to the first {max_bytes:,} of {size:,} bytes")
     try:
         text = data.decode("utf-8")
@@ -56,6 +59,16 @@ def read_text_file(path: Path, max_bytes: int) -> LoadedText | None:
             text = data.decode("utf-8", errors="replace")
             notes.append("not valid UTF-8; undecodable bytes shown as �")
     return LoadedText(text, notes)
+
+
+def read_workspace_text(root: Path, rel: str, max_bytes: int) -> LoadedText | None:
+    """`read_text_file` of a workspace-relative path that must still lead inside the
+    workspace: a file swapped for a link to `~/.ssh/id_rsa` is refused, not re-read."""
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(real_root / rel))
+    if not inside(real_root, real):
+        raise NotRegularFile(rel, "a symbolic link leading outside the workspace")
+    return read_text_file(real, max_bytes, name=rel, follow_symlinks=False)
 
 
 def system_items(root: Path, schemas: Iterable[ToolSchema],
@@ -78,14 +91,26 @@ def memory_items(root: Path, notes_path: Path | None = None) -> tuple[list[Conte
     candidates = [(name, root / name, ItemKind.MEMORY_FILE) for name in MEMORY_FILES]
     if notes_path is not None:
         candidates.append(("Session notes", notes_path, ItemKind.SESSION_NOTES))
+    real_root = Path(os.path.realpath(root))
     for title, path, kind in candidates:
-        if not path.is_file():
+        if not os.path.lexists(path):
             continue
         relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        real = Path(os.path.realpath(path))
+        if not inside(real_root, real):
+            # A cloned repository's CLAUDE.md -> ~/.aws/credentials must not reach the model.
+            warnings.append(f"{relative}: a symbolic link leading outside the workspace; "
+                            "not read")
+            continue
         try:
-            loaded = read_text_file(path, MEMORY_MAX_BYTES)
+            loaded = read_text_file(real, MEMORY_MAX_BYTES, name=relative)
+        except FileNotFoundError:
+            continue
+        except NotRegularFile as exc:
+            warnings.append(str(exc))
+            continue
         except OSError as exc:
-            warnings.append(f"{relative}: cannot be read ({exc.strerror or exc}); left out")
+            warnings.append(f"{read_error(relative, exc)}; left out")
             continue
         if loaded is None:
             warnings.append(f"{relative}: binary file, not used as memory")

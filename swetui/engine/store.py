@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from swetui.engine.files import read_regular
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -157,7 +158,7 @@ def load_session(path: Path, *, repair: bool = False) -> SessionLog:
     warnings: list[str] = []
     events: list[dict[str, Any]] = []
     try:
-        data = path.read_bytes()
+        data = read_regular(path, None)[0]
     except OSError as exc:
         return SessionLog(session_id, [], [f"{path}: cannot be read ({exc.strerror or exc})"])
     lines = data.split(b"\n")

@@ -17,9 +17,9 @@ from pathlib import Path
 from watchfiles import Change, awatch
 
 from swetui.engine.context import ContextEngine
-from swetui.engine.files import TOOL_DIRS
+from swetui.engine.files import TOOL_DIRS, NotRegularFile
 from swetui.engine.items import ContextItem, ItemKind, ItemState
-from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
+from swetui.engine.sources import MEMORY_MAX_BYTES, read_workspace_text
 
 log = logging.getLogger(__name__)
 
@@ -83,14 +83,17 @@ def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool) 
 
 def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bool) -> bool:
     path = root / (item.source.path or "")
-    if deleted or not path.is_file():
+    if deleted or not path.exists():
         _stale(engine, item, "deleted on disk")
         return True
     if item.edited:  # the user's own text for this item wins; say the file moved on
         _stale(engine, item, "changed on disk; your edit is kept")
         return True
     try:
-        loaded = read_text_file(path, _max_bytes(item))
+        loaded = read_workspace_text(root, item.source.path or "", _max_bytes(item))
+    except NotRegularFile as exc:
+        _stale(engine, item, f"now {exc.kind}; not read")
+        return True
     except OSError as exc:
         _stale(engine, item, f"cannot be read ({exc.strerror or exc})")
         return True
@@ -116,9 +119,12 @@ def refresh(engine: ContextEngine, root: Path, item_id: str) -> ContextItem:
     if not item.source.path:
         raise ValueError(f"{item_id} does not come from a file; nothing to refresh")
     path = Path(root) / item.source.path
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"{item.source.path} no longer exists; the item stays stale")
-    loaded = read_text_file(path, _max_bytes(item))
+    try:
+        loaded = read_workspace_text(root, item.source.path or "", _max_bytes(item))
+    except NotRegularFile as exc:
+        raise ValueError(f"{exc.message}; the item stays stale") from None
     if loaded is None:
         raise ValueError(f"{item.source.path} is now a binary file; the item stays stale")
     meta = {k: v for k, v in item.meta.items() if k != "stale"}

@@ -7,10 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.widgets import Input, TextArea
 
+from swetui.interrupts import EXIT_INTERRUPTED, CtrlC, close_loop, event_loop
 from swetui.options import LaunchOptions
 from swetui.ui.bridge import Session
 from swetui.ui.palette import PROVIDERS
@@ -27,12 +29,15 @@ class SweTuiApp(App[int]):
     TITLE = "swetui"
     COMMANDS = App.COMMANDS | set(PROVIDERS)
     COMMAND_PALETTE_BINDING = "ctrl+p"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=True, priority=True)]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=True, priority=True),
+                Binding("ctrl+c", "ctrl_c", "Interrupt, twice to quit", show=False,
+                        priority=True)]
 
     def __init__(self, session: Session, *, options: LaunchOptions | None = None,
                  theme: str | None = None, watch: bool = True,
                  theme_dirs: list[Path] | None = None) -> None:
         super().__init__()
+        self._ctrl_c = 0
         self.session = session
         self.options = options or LaunchOptions(path=Path(session.workspace.root))
         self.watch_files = watch
@@ -80,9 +85,33 @@ class SweTuiApp(App[int]):
         if self.watch_files:
             self._watch_workspace()
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and event.key != "ctrl+c":
+            self._ctrl_c = 0  # only two ctrl+c in a row quit
+        await super().on_event(event)
+
+    async def action_ctrl_c(self) -> None:
+        """ctrl+c copies a selection in the prompt; otherwise the first one interrupts the
+        agent and the second in a row quits, even while a tool's thread is stuck."""
+        focused = self.focused
+        if isinstance(focused, TextArea | Input) and focused.selected_text:
+            focused.action_copy()
+            return
+        self._ctrl_c += 1
+        if self._ctrl_c > 1:
+            await self.action_quit()
+            return
+        interrupted = self.session.cancel() if self.session.busy else False
+        self.notify("Press ctrl+c again to quit (ctrl+q quits at once).",
+                    title="Interrupted" if interrupted else "Quit?", timeout=5)
+
     async def action_quit(self) -> None:
         await _close(self.session)
         self.exit(0)
+
+    def interrupt_signal(self) -> None:
+        """SIGINT from outside (`kill -INT`): close the session and quit."""
+        self.run_worker(self.action_quit(), group="quit", exit_on_error=False)
 
 
 async def _open_in_thread(options: LaunchOptions) -> Any:
@@ -121,5 +150,14 @@ def run_workspace(options: LaunchOptions) -> int:
         print(f"swetui: {exc}", file=sys.stderr)
         return EXIT_OPEN_FAILED
     app = SweTuiApp(session, options=options, watch=options.watch)
-    result = app.run()
+    loop = event_loop()
+    # A raw-mode terminal sends ctrl+c as a key; a SIGINT comes from outside.
+    ctrl_c = CtrlC(lambda: loop.call_soon_threadsafe(app.interrupt_signal))
+    try:
+        with ctrl_c.installed():
+            result = app.run(loop=loop)
+    finally:
+        close_loop(loop)
+    if ctrl_c.count:
+        return EXIT_INTERRUPTED
     return int(result or 0) if app.return_code in (None, 0) else app.return_code or 1

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 from rich.text import Text
 
+from swetui.engine.files import read_error
+from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 from swetui.ui.widgets.status import format_tokens
 
 if TYPE_CHECKING:
@@ -124,9 +126,13 @@ class SlashCommands:
     def cmd_notes(self, _: str) -> None:
         path = Path(self.session.notes_path)
         try:
-            text = path.read_text(encoding="utf-8").strip()
+            loaded = read_text_file(path, MEMORY_MAX_BYTES)
         except FileNotFoundError:
-            text = ""
+            loaded = None
+        except OSError as exc:
+            self.say(read_error(str(path), exc))
+            return
+        text = loaded.text.strip() if loaded is not None else ""
         if not text:
             self.say(f"No session notes yet ({path}).")
             return

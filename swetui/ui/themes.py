@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from swetui.engine.files import read_error, read_small_text
 from swetui.paths import user_themes_dir
 
 DEFAULT_THEME = "swetui-dark"
@@ -77,9 +78,11 @@ class ThemeError(Exception):
 def load_theme_file(path: Path) -> Theme:
     """Read and validate one theme file."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ThemeError(f"theme {path}: cannot be read ({exc})") from None
+        data = tomllib.loads(read_small_text(path, 1_000_000))
+    except OSError as exc:
+        raise ThemeError(f"theme {read_error(str(path), exc)}") from None
+    except UnicodeDecodeError:
+        raise ThemeError(f"theme {path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ThemeError(f"theme {path}: not valid TOML: {exc}") from None
     data.setdefault("name", path.stem)

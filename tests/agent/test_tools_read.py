@@ -135,7 +135,7 @@ async def test_grep_reports_hits_and_skips_binary_and_ignored(toolbox: Toolbox, 
     assert "notes.md:1: say hello" in lines and "notes.md:3: hello again" in lines
     assert "src/app.py:5:     print('hello')" in lines
     assert not any("node_modules" in line for line in lines)
-    assert "[skipped 1 files: binary]" in lines
+    assert "[skipped 1 file: binary]" in lines
     assert result.summary == "3 hits in 2 files"
     only_md = await toolbox.run(tool_call("grep", pattern="hello", glob="*.md"))
     assert only_md.summary == "2 hits in 1 file"

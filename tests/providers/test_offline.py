@@ -116,7 +116,7 @@ async def test_answers_from_tool_results_in_markdown():
                         "read_file(path='src/app.py', offset=3)]"),
         Message(role="tool", tool_call_id="c2", name="grep",
                 content="src/app.py:1: def greet(name):\ntests/t.py:3: greet('x')\n"
-                        "[skipped 1 files: binary]"),
+                        "[skipped 1 file: binary]"),
         Message(role="tool", tool_call_id="c3", name="list_dir", content="README.md\nsrc/"),
         Message(role="tool", tool_call_id="c4", name="edit_file", content="Edited src/app.py"),
         Message(role="tool", tool_call_id="c5", name="bash",

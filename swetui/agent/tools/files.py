@@ -16,6 +16,7 @@ from swetui.agent.events import ActionKind, PendingAction
 from swetui.agent.tools.base import EditFileArgs, ToolError, WriteFileArgs
 from swetui.agent.tools.sensitive import escape_glob, protected_path_reason
 from swetui.agent.tools.workspace import (
+    HASH_LIMIT,
     ReadLedger,
     TextFile,
     Workspace,
@@ -23,6 +24,7 @@ from swetui.agent.tools.workspace import (
     decode_text,
     sha256_bytes,
 )
+from swetui.engine.files import NotRegularFile, read_error, read_regular
 from swetui.messages import ToolCall
 
 EDIT_MAX_BYTES = 8 * 1024 * 1024
@@ -32,16 +34,26 @@ def _read_existing(real: Path, rel: str, ledger: ReadLedger) -> bytes:
     if real.is_dir():
         raise ToolError(f"{rel} is a directory, not a file.", summary=f"{rel} is a directory",
                         path=rel)
-    size = real.stat().st_size
-    if size > EDIT_MAX_BYTES:
-        raise ToolError(f"{rel} is too large to edit here ({size:,} bytes); use a bash "
-                        "command such as sed instead.", summary=f"{rel} is too large", path=rel)
-    data = real.read_bytes()
+    data = _read_regular(real, rel)
     if ledger.is_stale(real, data):
         raise ToolError(
             f"{rel} changed on disk since you last read it (someone else edited it). Read it "
             "again with read_file, then redo your change against the current content.",
             summary=f"refused: {rel} changed since it was read", path=rel)
+    return data
+
+
+def _read_regular(real: Path, rel: str) -> bytes:
+    """The bytes of the regular file `real` (never a FIFO or device: refused without
+    blocking), at most EDIT_MAX_BYTES."""
+    try:
+        data, size = read_regular(real, EDIT_MAX_BYTES + 1, name=rel, follow_symlinks=False)
+    except NotRegularFile as exc:
+        raise ToolError(f"{exc.message}. Only regular files can be edited or replaced.",
+                        summary=f"refused: {rel} is {exc.kind}", path=rel) from None
+    if len(data) > EDIT_MAX_BYTES:
+        raise ToolError(f"{rel} is too large to edit here ({size:,} bytes); use a bash "
+                        "command such as sed instead.", summary=f"{rel} is too large", path=rel)
     return data
 
 
@@ -159,10 +171,10 @@ def apply_change(ws: Workspace, ledger: ReadLedger, checkpoints: Checkpoints,
             missing = missing.parent
         real.parent.mkdir(parents=True, exist_ok=True)
     else:
-        if not real.is_file():
+        if not os.path.lexists(real):
             raise ToolError(f"{rel} was removed while the change waited for approval.",
                             summary=f"refused: {rel} is gone", path=rel)
-        before = real.read_bytes()
+        before = _read_regular(real, rel)
         encoder = decode_text(before, rel) if action.kind == "edit" else _lenient(before, rel)
         if encoder.text != action.old_content:
             raise ToolError(f"{rel} changed on disk while the change waited for approval. Read "
@@ -195,7 +207,13 @@ def undo_last(ws: Workspace, ledger: ReadLedger, checkpoints: Checkpoints,
     except ToolError as exc:
         checkpoints.drop(checkpoint)
         return f"Cannot undo: {exc.message}", None
-    current = real.read_bytes() if real.is_file() else None
+    try:
+        current: bytes | None = read_regular(real, HASH_LIMIT + 1, name=rel,
+                                             follow_symlinks=False)[0]
+    except FileNotFoundError:
+        current = None
+    except OSError as exc:
+        return f"Cannot undo the change to {rel}: {read_error(rel, exc)}", rel
     if current is not None and sha256_bytes(current) != checkpoint.after_sha256 and not force:
         return (f"Cannot undo the change to {rel}: the file changed after the agent wrote it. "
                 "Undo would lose those changes (force it to restore anyway).", rel)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from swetui.agent.tools.base import (
     GlobArgs,
@@ -19,7 +20,13 @@ from swetui.agent.tools.base import (
     ToolError,
     ToolResult,
 )
-from swetui.agent.tools.sensitive import glob_to_regex, is_secret_file
+from swetui.agent.tools.patterns import (
+    MATCH_SECONDS,
+    BoundedPattern,
+    PatternError,
+    PatternTooSlow,
+)
+from swetui.agent.tools.sensitive import is_secret_file
 from swetui.agent.tools.workspace import (
     HASH_LIMIT,
     IGNORED_DIRS,
@@ -27,9 +34,18 @@ from swetui.agent.tools.workspace import (
     Workspace,
 )
 from swetui.config import Settings
-from swetui.engine.files import BINARY_SNIFF, looks_binary
+from swetui.engine.files import (
+    BINARY_SNIFF,
+    NotRegularFile,
+    file_kind,
+    looks_binary,
+    open_regular,
+    read_regular,
+)
 
 MAX_LINE_CHARS = 2_000
+LINE_BYTES = MAX_LINE_CHARS * 4
+"""Bytes of one line read at most (2,000 characters of UTF-8); the rest is skipped."""
 MAX_LIST_ENTRIES = 500
 MAX_GLOB_RESULTS = 500
 MAX_GREP_LINES = 200
@@ -50,6 +66,51 @@ def _secret_refusal(rel: str) -> ToolError:
                      summary=f"refused: {rel} may hold secrets", path=rel)
 
 
+def _lines(handle: BinaryIO, digest: Any) -> Iterator[tuple[bytes, int]]:
+    """Each line as (its first LINE_BYTES bytes, its whole length in bytes): a 1 GB line
+    without a newline is never held in memory. `digest` (or None) sees every byte."""
+    while True:
+        raw = handle.readline(LINE_BYTES)
+        if not raw:
+            return
+        if digest is not None:
+            digest.update(raw)
+        length = len(raw)
+        if len(raw) == LINE_BYTES and not raw.endswith(b"\n"):
+            while rest := handle.readline(1 << 20):  # skip to the end of this line
+                if digest is not None:
+                    digest.update(rest)
+                length += len(rest)
+                if rest.endswith(b"\n"):
+                    break
+        yield raw, length
+
+
+def _decode_line(raw: bytes, *, cut: bool) -> tuple[str, bool]:
+    """A line's text without its end of line, and whether bytes had to be replaced (a
+    character split by the cut of a long line is dropped, not replaced)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if cut and exc.start >= len(raw) - 3:
+            try:
+                return raw[:exc.start].decode("utf-8"), False
+            except UnicodeDecodeError:
+                pass
+        return raw.decode("utf-8", errors="replace").rstrip("\r\n"), True
+    return text.rstrip("\r\n"), False
+
+
+def _open_for_tool(real: Path, rel: str) -> BinaryIO:
+    """The file opened by `open_regular` (no symlink is followed: `real` is resolved), with
+    FIFOs, devices and sockets refused as a ToolError the model can act on."""
+    try:
+        return open_regular(real, name=rel, follow_symlinks=False)
+    except NotRegularFile as exc:
+        raise ToolError(f"{exc.message}. Only regular files can be read.",
+                        summary=f"skipped: {rel} is {exc.kind}", path=rel) from None
+
+
 def read_file(ws: Workspace, ledger: ReadLedger, settings: Settings,
               args: ReadFileArgs) -> ToolResult:
     """Numbered lines of a text file, from `offset`, at most `limit` lines and
@@ -58,7 +119,7 @@ def read_file(ws: Workspace, ledger: ReadLedger, settings: Settings,
     if real.is_dir():
         raise ToolError(f"{rel} is a directory; use list_dir to see what it holds.",
                         summary=f"{rel} is a directory", path=rel)
-    if not real.exists():
+    if not os.path.lexists(real):
         raise ToolError(f"no such file: {rel}. Use glob or list_dir to find the right path.",
                         summary=f"no such file: {rel}", path=rel)
     if is_secret_file(rel):
@@ -66,38 +127,36 @@ def read_file(ws: Workspace, ledger: ReadLedger, settings: Settings,
     offset = args.offset or 1
     limit = min(args.limit or settings.max_read_lines, settings.max_read_lines)
     budget = settings.max_file_bytes
-    size = real.stat().st_size
-    digest = hashlib.sha256()
     lines: list[str] = []
     total = 0
     cut_by_bytes = lossy = long_lines = False
-    with real.open("rb") as handle:
+    with _open_for_tool(real, rel) as handle:
+        size = os.fstat(handle.fileno()).st_size
         head = handle.read(BINARY_SNIFF)
         if looks_binary(head):
             raise ToolError(f"{rel} is a binary file ({_size(size)}); it is not shown as text.",
                             summary=f"refused: {rel} is binary ({_size(size)})", path=rel)
         handle.seek(0)
         hashing = size <= HASH_LIMIT
-        for raw in handle:
-            if hashing:
-                digest.update(raw)
+        digest = hashlib.sha256() if hashing else None
+        for raw, length in _lines(handle, digest):
             total += 1
             if total < offset or len(lines) >= limit or cut_by_bytes:
                 if not hashing and (len(lines) >= limit or cut_by_bytes):
                     break  # too big to hash: no need to count every line
                 continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                text, lossy = raw.decode("utf-8", errors="replace"), True
-            text = text.rstrip("\r\n")
-            if total == 1:
-                text = text.removeprefix("\ufeff")
-            if len(text) > MAX_LINE_CHARS:
-                text = f"{text[:MAX_LINE_CHARS]}… [line cut: {len(text) - MAX_LINE_CHARS:,} " \
-                       "more characters]"
-                long_lines = True
-            budget -= len(raw)
+            if b"\x00" in raw:  # binary data past the sniffed head: never shown as text
+                text = f"[binary data: {length:,} bytes not shown]"
+            else:
+                text, bad = _decode_line(raw, cut=length > len(raw))
+                lossy |= bad
+                if total == 1:
+                    text = text.removeprefix("\ufeff")
+                if len(text) > MAX_LINE_CHARS or length > len(raw):
+                    more = length - len(text[:MAX_LINE_CHARS].encode("utf-8", "replace"))
+                    text = f"{text[:MAX_LINE_CHARS]}… [line cut: {more:,} more bytes]"
+                    long_lines = True
+            budget -= min(length, LINE_BYTES)
             if budget < 0 and lines:
                 cut_by_bytes = True
                 continue
@@ -124,7 +183,7 @@ def read_file(ws: Workspace, ledger: ReadLedger, settings: Settings,
     body = "\n".join(lines) if lines else "(empty file)"
     content = "\n".join([body, *notes])
     data: dict[str, object] = {"lines": shown, "offset": offset, "total_lines": total}
-    if hashing:
+    if digest is not None:
         stamp = ledger.record(real, digest.hexdigest())
         if stamp is not None:
             data.update(mtime_ns=stamp.mtime_ns, sha256=stamp.sha256)
@@ -151,6 +210,8 @@ def list_dir(ws: Workspace, args: ListDirArgs) -> ToolResult:
                 entries.append(entry.name + "/")
             elif entry.is_symlink():
                 entries.append(entry.name + "@")
+            elif (kind := _special_kind(entry)) is not None:
+                entries.append(f"{entry.name}  [{kind}, not a regular file: not readable]")
             else:
                 entries.append(entry.name)
     entries.sort(key=lambda name: (name.lower(), name))
@@ -165,6 +226,14 @@ def list_dir(ws: Workspace, args: ListDirArgs) -> ToolResult:
                       data={"entries": len(entries)})
 
 
+def _special_kind(entry: os.DirEntry[str]) -> str | None:
+    """"a FIFO", "a socket"… for an entry that is not a regular file, else None."""
+    try:
+        return file_kind(entry.stat(follow_symlinks=False).st_mode)
+    except OSError:
+        return None
+
+
 def _walk(ws: Workspace, start: Path, pattern: str | None = None):
     """Files under `start` as (real path, relative path), ignored directories pruned
     (unless the glob explicitly names one)."""
@@ -176,6 +245,14 @@ def _walk(ws: Workspace, start: Path, pattern: str | None = None):
             yield real, real.relative_to(ws.root).as_posix()
 
 
+def _too_slow(tool: str, pattern: str) -> ToolError:
+    what = "regular expression" if tool == "grep" else "glob"
+    return ToolError(f"the {what} {pattern!r} took longer than {MATCH_SECONDS:g} s on a single "
+                     "input and was stopped: nested repetition such as (a+)+ or (a|aa)* (or "
+                     "many * in a glob) backtracks without end. Simplify the pattern.",
+                     summary=f"{tool}: pattern too slow, stopped")
+
+
 def _check_glob(pattern: str) -> None:
     if pattern.startswith("/") or ".." in pattern.split("/"):
         raise ToolError(f"glob {pattern!r} must be relative to the workspace and stay inside it.",
@@ -185,8 +262,11 @@ def _check_glob(pattern: str) -> None:
 def glob(ws: Workspace, args: GlobArgs) -> ToolResult:
     """Workspace files matching a glob, sorted, capped."""
     _check_glob(args.pattern)
-    regex = glob_to_regex(args.pattern)
-    matches = [rel for _, rel in _walk(ws, ws.root, args.pattern) if regex.match(rel)]
+    pattern = BoundedPattern.glob(args.pattern)
+    try:
+        matches = [rel for _, rel in _walk(ws, ws.root, args.pattern) if pattern.match(rel)]
+    except PatternTooSlow:
+        raise _too_slow("glob", args.pattern) from None
     shown = matches[:MAX_GLOB_RESULTS]
     lines = shown or [f"no files match {args.pattern!r}"]
     if len(matches) > len(shown):
@@ -200,8 +280,8 @@ def glob(ws: Workspace, args: GlobArgs) -> ToolResult:
 def grep(ws: Workspace, settings: Settings, args: GrepArgs) -> ToolResult:
     """Lines matching a Python regular expression, as path:line: text."""
     try:
-        regex = re.compile(args.pattern)
-    except re.error as exc:
+        regex = BoundedPattern(args.pattern)
+    except PatternError as exc:
         raise ToolError(f"invalid regular expression {args.pattern!r}: {exc}. It is a Python "
                         "regex: escape special characters such as ( [ . * with a backslash.",
                         summary="invalid regular expression") from None
@@ -210,49 +290,59 @@ def grep(ws: Workspace, settings: Settings, args: GrepArgs) -> ToolResult:
         raise ToolError(f"no such file or directory: {rel}", summary=f"no such path: {rel}")
     if args.glob:
         _check_glob(args.glob)
-    file_regex = glob_to_regex(args.glob) if args.glob else None
-    files = [(real, rel)] if real.is_file() else _walk(ws, real, args.glob)
+    file_regex = BoundedPattern.glob(args.glob) if args.glob else None
+    files = _walk(ws, real, args.glob) if real.is_dir() else [(real, rel)]
     out: list[str] = []
     hits = hit_files = hidden_hits = 0
-    skipped: dict[str, int] = {"binary": 0, "large": 0, "secret": 0, "outside": 0}
-    for path, name in files:
-        if file_regex is not None and not file_regex.match(name):
-            continue
-        if is_secret_file(name):
-            skipped["secret"] += 1
-            continue
-        if path.is_symlink():  # the walk lists links to files: read only those that stay in
-            target = Path(os.path.realpath(path))
-            if target != ws.root and ws.root not in target.parents:
-                skipped["outside"] += 1
+    skipped: dict[str, int] = {"binary": 0, "large": 0, "secret": 0, "outside": 0,
+                               "special": 0}
+    special: list[str] = []
+    try:
+        for path, name in files:
+            if file_regex is not None and not file_regex.match(name):
                 continue
-            if is_secret_file(ws.relative(target)):
+            if is_secret_file(name):
                 skipped["secret"] += 1
                 continue
-        try:
-            if path.stat().st_size > settings.max_file_bytes:
+            if path.is_symlink():  # the walk lists links to files: read only those that stay in
+                target = Path(os.path.realpath(path))
+                if target != ws.root and ws.root not in target.parents:
+                    skipped["outside"] += 1
+                    continue
+                if is_secret_file(ws.relative(target)):
+                    skipped["secret"] += 1
+                    continue
+            try:
+                data, size = read_regular(path, settings.max_file_bytes + 1, name=name,
+                                          follow_symlinks=path.is_symlink())
+            except NotRegularFile as exc:
+                skipped["special"] += 1
+                special.append(f"{name} ({exc.kind})")
+                continue
+            except OSError:
+                continue
+            if size > settings.max_file_bytes or len(data) > settings.max_file_bytes:
                 skipped["large"] += 1
                 continue
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if looks_binary(data):
-            skipped["binary"] += 1
-            continue
-        found = False
-        for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
-            if not regex.search(line):
+            if looks_binary(data):
+                skipped["binary"] += 1
                 continue
-            hits += 1
-            found = True
-            if len(out) >= MAX_GREP_LINES:
-                hidden_hits += 1
-                continue
-            text = line.rstrip("\r")
-            if len(text) > MAX_GREP_LINE_CHARS:
-                text = text[:MAX_GREP_LINE_CHARS] + "…"
-            out.append(f"{name}:{number}: {text}")
-        hit_files += found
+            found = False
+            for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
+                if not regex.search(line):
+                    continue
+                hits += 1
+                found = True
+                if len(out) >= MAX_GREP_LINES:
+                    hidden_hits += 1
+                    continue
+                text = line.rstrip("\r")
+                if len(text) > MAX_GREP_LINE_CHARS:
+                    text = text[:MAX_GREP_LINE_CHARS] + "…"
+                out.append(f"{name}:{number}: {text}")
+            hit_files += found
+    except PatternTooSlow:
+        raise _too_slow("grep", args.pattern) from None
     where = "the workspace" if rel == "." else rel
     lines = out or [f"no matches for {args.pattern!r} in {where}"]
     if hidden_hits:
@@ -260,13 +350,19 @@ def grep(ws: Workspace, settings: Settings, args: GrepArgs) -> ToolResult:
                      f"{MAX_GREP_LINES} of {hits:,}); narrow the pattern, path or glob]")
     reasons = {"binary": "binary", "large": f"larger than {_size(settings.max_file_bytes)}",
                "secret": "may hold secrets",
-               "outside": "symlinks leading outside the workspace"}
+               "outside": "symlinks leading outside the workspace",
+               "special": "not regular files, not read: " + ", ".join(special[:5])
+                          + (" …" if len(special) > 5 else "")}
     for kind, count in skipped.items():
         if count:
-            lines.append(f"[skipped {count:,} files: {reasons[kind]}]")
+            lines.append(f"[skipped {count:,} {'file' if count == 1 else 'files'}: "
+                         f"{reasons[kind]}]")
     summary = f"{hits:,} {'hit' if hits == 1 else 'hits'} in {hit_files:,} " \
               f"{'file' if hit_files == 1 else 'files'}"
     if hidden_hits:
         summary += f" (showing {MAX_GREP_LINES})"
+    if special:
+        summary += f"; skipped {', '.join(special[:3])}{' …' if len(special) > 3 else ''}: " \
+                   "not a regular file"
     return ToolResult(content="\n".join(lines), summary=summary,
                       data={"hits": hits, "files": hit_files, "skipped": skipped})

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swetui.agent.tools.base import ToolError
-from swetui.engine.files import looks_binary
+from swetui.engine.files import looks_binary, open_regular
 
 # Directories no search descends into: VCS data, our own state, environments, caches.
 IGNORED_DIRS = frozenset({
@@ -72,10 +72,10 @@ def sha256_bytes(data: bytes) -> str:
 
 def hash_file(path: Path) -> str | None:
     """SHA-256 of the file, streamed; None when it is too large to hash."""
-    if path.stat().st_size > HASH_LIMIT:
-        return None
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
+        if os.fstat(handle.fileno()).st_size > HASH_LIMIT:
+            return None
+        digest = hashlib.sha256()
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

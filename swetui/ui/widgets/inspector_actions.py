@@ -12,12 +12,16 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from swetui.engine.files import read_error
 from swetui.engine.items import ItemKind, ItemState
+from swetui.engine.sources import read_workspace_text
 
 if TYPE_CHECKING:
     from swetui.engine.context import ContextEngine
     from swetui.engine.items import ContextItem
     from swetui.ui.screens.item_editor import EditorResult
+
+REFRESH_MAX_BYTES = 256_000
 
 # The screens import widgets (the gauge's number format), so they are imported where used.
 
@@ -135,18 +139,20 @@ class InspectorActions:
         root = self.root or Path.cwd()
         refreshed = 0
         for item_id, relative in sources:
-            path = Path(relative) if Path(relative).is_absolute() else root / relative
+            current = self.item(item_id)
+            limit = max(REFRESH_MAX_BYTES, len(current.content) if current else 0)
             try:
-                text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+                loaded = await asyncio.to_thread(read_workspace_text, root, relative, limit)
             except FileNotFoundError:
                 self.notify(f"{relative} is gone from disk", severity="warning")
                 continue
-            except UnicodeDecodeError:
-                self.notify(f"{relative} is not UTF-8 text", severity="error")
-                continue
             except OSError as exc:
-                self.notify(f"{relative}: {exc.strerror or exc}", severity="error")
+                self.notify(read_error(relative, exc), severity="error")
                 continue
+            if loaded is None:
+                self.notify(f"{relative} is now a binary file", severity="error")
+                continue
+            text = loaded.text
             if self.item(item_id) is None:
                 continue
             self.engine.update(item_id, content=text, original=None,

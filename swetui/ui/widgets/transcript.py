@@ -132,7 +132,7 @@ class Transcript(VerticalScroll):
                 self.stream(event.turn, "answer", event.text)
             case ReasoningChunk():
                 self.stream(event.turn, "reasoning", event.text)
-            case RetrievalDone() if event.item_ids:
+            case RetrievalDone() if event.item_ids or event.notes:
                 self.notice(Text(f"⌕ {event.summary}", style="dim"), "retrieval")
             case ToolCallStarted():
                 self._close_blocks()
