@@ -19,7 +19,6 @@ import fcntl
 import hashlib
 import os
 import secrets
-import stat
 import tomllib
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import tomli_w
 
+from swetui.engine.files import NotRegularFile, read_regular, read_small_text
 from swetui.paths import config_home
 
 CONFIG = ".swetui/config.toml"
@@ -115,29 +115,15 @@ def read_shipped(root: Path, name: str) -> tuple[bytes | None, str | None]:
     if not real.is_relative_to(real_root):
         return None, f"a link to {real}, outside the workspace: swetui does not use it"
     try:
-        # O_NOFOLLOW: a link swapped in after the check above is refused, not followed.
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW
-                     | getattr(os, "O_NOCTTY", 0))
+        # No link is followed: one swapped in after the check above is refused.
+        data, _size = read_regular(real, MAX_BYTES + 1, name=name, follow_symlinks=False)
+    except NotRegularFile:
+        return None, "not a regular file: swetui does not use it"
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None, "not a regular file: swetui does not use it"
-        if info.st_size > MAX_BYTES:
-            return None, f"larger than {MAX_BYTES:,} bytes: swetui does not use it"
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_BYTES:
-                return None, f"larger than {MAX_BYTES:,} bytes: swetui does not use it"
-        return b"".join(chunks), None
-    except OSError as exc:
-        return None, f"cannot be read ({exc.strerror or exc})"
-    finally:
-        os.close(fd)
+    if len(data) > MAX_BYTES:
+        return None, f"larger than {MAX_BYTES:,} bytes: swetui does not use it"
+    return data, None
 
 
 class TrustStore:
@@ -151,7 +137,7 @@ class TrustStore:
     def entries(self) -> Entries:
         """Every trusted workspace: real path → {file name → digest}."""
         try:
-            text = self.file.read_text(encoding="utf-8")
+            text = read_small_text(self.file)
         except FileNotFoundError:
             return {}
         except (OSError, UnicodeDecodeError) as exc:

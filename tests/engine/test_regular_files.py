@@ -172,12 +172,14 @@ def test_project_memory_skips_a_fifo_readme(tmp_path: Path):
     assert "(no README found" in text
 
 
-def test_a_fifo_config_file_is_a_clear_error(tmp_path: Path):
+def test_a_fifo_config_file_is_a_clear_error_or_ignored(tmp_path: Path):
     root = tmp_path / "ws"
     (root / ".swetui").mkdir(parents=True)
-    os.mkfifo(root / ".swetui" / "config.toml")
-    with pytest.raises(ConfigError, match="config.toml is a FIFO, not a regular file"):
-        finishes(lambda: load_settings(root, user_file=tmp_path / "none.toml"))
+    os.mkfifo(root / ".swetui" / "config.toml")  # the workspace's: never used, never waited on
+    assert finishes(lambda: load_settings(root, user_file=tmp_path / "none.toml")).mode == "ask"
+    os.mkfifo(tmp_path / "user.toml")
+    with pytest.raises(ConfigError, match="user.toml is a FIFO, not a regular file"):
+        finishes(lambda: load_settings(root, user_file=tmp_path / "user.toml"))
 
 
 def test_swetui_init_and_context_finish_next_to_a_fifo(tmp_path: Path):
