@@ -141,27 +141,20 @@ CHILD = """
     except ToolError as exc:
         result = {"is_error": True, "content": exc.message}
 """
-FILES_FIFO = "files: tools open regular files only, without blocking (FIFO hangs today)"
 
 CHILD_CASES = [
     pytest.param("read_file", {"path": "pipe.txt"}, True, "FIFO",
-                 id="read-fifo",
-                 marks=pytest.mark.xfail(strict=True, reason=FILES_FIFO)),
+                 id="read-fifo"),
     pytest.param("edit_file", {"path": "pipe.txt", "old": "a", "new": "b"}, True, "FIFO",
-                 id="edit-fifo",
-                 marks=pytest.mark.xfail(strict=True, reason=FILES_FIFO)),
+                 id="edit-fifo"),
     pytest.param("write_file", {"path": "pipe.txt", "content": "x"}, True, "FIFO",
-                 id="write-fifo",
-                 marks=pytest.mark.xfail(strict=True, reason=FILES_FIFO)),
+                 id="write-fifo"),
     pytest.param("grep", {"pattern": "S.CRET", "path": "."}, False, "no matches",
-                 id="grep-tree-with-fifo",
-                 marks=pytest.mark.xfail(strict=True, reason=FILES_FIFO)),
+                 id="grep-tree-with-fifo"),
     pytest.param("grep", {"pattern": "S.CRET", "path": "pipe.txt"}, False, "no matches",
                  id="grep-the-fifo"),
     pytest.param("read_file", {"path": "sparse.txt"}, False, "[cut at 256,000 bytes",
-                 id="read-1gb-sparse",
-                 marks=pytest.mark.xfail(strict=True, reason="files: a line is read in "
-                                         "bounded pieces (a 1 GB hole is one line today)")),
+                 id="read-1gb-sparse"),
 ]
 
 

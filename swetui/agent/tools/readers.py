@@ -46,6 +46,8 @@ from swetui.engine.files import (
 MAX_LINE_CHARS = 2_000
 LINE_BYTES = MAX_LINE_CHARS * 4
 """Bytes of one line read at most (2,000 characters of UTF-8); the rest is skipped."""
+ENDLESS_LINE = HASH_LIMIT
+"""A line longer than this in a file too big to hash is not followed to its end."""
 MAX_LIST_ENTRIES = 500
 MAX_GLOB_RESULTS = 500
 MAX_GREP_LINES = 200
@@ -68,7 +70,9 @@ def _secret_refusal(rel: str) -> ToolError:
 
 def _lines(handle: BinaryIO, digest: Any) -> Iterator[tuple[bytes, int]]:
     """Each line as (its first LINE_BYTES bytes, its whole length in bytes): a 1 GB line
-    without a newline is never held in memory. `digest` (or None) sees every byte."""
+    without a newline is never held in memory. `digest` (or None) sees every byte. Without
+    a digest, a line longer than ENDLESS_LINE is not followed to its end: its length is
+    given as -1 and nothing after it is read."""
     while True:
         raw = handle.readline(LINE_BYTES)
         if not raw:
@@ -83,7 +87,26 @@ def _lines(handle: BinaryIO, digest: Any) -> Iterator[tuple[bytes, int]]:
                 length += len(rest)
                 if rest.endswith(b"\n"):
                     break
+                if digest is None and length > ENDLESS_LINE:
+                    yield raw, -1
+                    return
         yield raw, length
+
+
+def _shown(raw: bytes, length: int, first: bool) -> tuple[str, bool, bool]:
+    """(the text shown for one line, whether bytes were undecodable, whether it was cut)."""
+    if b"\x00" in raw:  # binary data past the sniffed head: never shown as text
+        size = f"more than {_size(ENDLESS_LINE)}" if length < 0 else f"{length:,} bytes"
+        return f"[binary data: {size} not shown]", False, False
+    text, lossy = _decode_line(raw, cut=length < 0 or length > len(raw))
+    if first:
+        text = text.removeprefix("\ufeff")
+    if len(text) <= MAX_LINE_CHARS and 0 <= length <= len(raw):
+        return text, lossy, False
+    kept = text[:MAX_LINE_CHARS]
+    more = f"more than {_size(ENDLESS_LINE)}" if length < 0 else \
+        f"{length - len(kept.encode('utf-8', 'replace')):,} more bytes"
+    return f"{kept}… [line cut: {more}]", lossy, True
 
 
 def _decode_line(raw: bytes, *, cut: bool) -> tuple[str, bool]:
@@ -128,6 +151,7 @@ def read_file(ws: Workspace, ledger: ReadLedger, settings: Settings,
     limit = min(args.limit or settings.max_read_lines, settings.max_read_lines)
     budget = settings.max_file_bytes
     lines: list[str] = []
+    notes: list[str] = []
     total = 0
     cut_by_bytes = lossy = long_lines = False
     with _open_for_tool(real, rel) as handle:
@@ -141,30 +165,29 @@ def read_file(ws: Workspace, ledger: ReadLedger, settings: Settings,
         digest = hashlib.sha256() if hashing else None
         for raw, length in _lines(handle, digest):
             total += 1
+            endless = length < 0
             if total < offset or len(lines) >= limit or cut_by_bytes:
+                if endless and total < offset:
+                    raise ToolError(
+                        f"line {total:,} of {rel} is longer than {_size(ENDLESS_LINE)}; "
+                        "read_file cannot go past it. Use a bash command such as "
+                        "`tail -c` instead.", summary=f"{rel}: a line too long", path=rel)
                 if not hashing and (len(lines) >= limit or cut_by_bytes):
                     break  # too big to hash: no need to count every line
                 continue
-            if b"\x00" in raw:  # binary data past the sniffed head: never shown as text
-                text = f"[binary data: {length:,} bytes not shown]"
-            else:
-                text, bad = _decode_line(raw, cut=length > len(raw))
-                lossy |= bad
-                if total == 1:
-                    text = text.removeprefix("\ufeff")
-                if len(text) > MAX_LINE_CHARS or length > len(raw):
-                    more = length - len(text[:MAX_LINE_CHARS].encode("utf-8", "replace"))
-                    text = f"{text[:MAX_LINE_CHARS]}… [line cut: {more:,} more bytes]"
-                    long_lines = True
-            budget -= min(length, LINE_BYTES)
+            text, bad, was_cut = _shown(raw, length, total == 1)
+            lossy, long_lines = lossy or bad, long_lines or was_cut
+            budget -= ENDLESS_LINE if endless else length
             if budget < 0 and lines:
                 cut_by_bytes = True
                 continue
             lines.append(f"{total:>6}\t{text}")
+            if endless:
+                notes.append(f"[line {total:,} is longer than {_size(ENDLESS_LINE)}: nothing "
+                             "after it was read]")
     shown = len(lines)
     last = offset + shown - 1
     counted = hashing  # the total is only exact when the whole file was scanned
-    notes: list[str] = []
     if offset > 1 and offset > total and counted:
         raise ToolError(f"{rel} has {total:,} lines; offset {offset:,} is past the end.",
                         summary=f"offset past the end of {rel}", path=rel)
