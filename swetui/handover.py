@@ -31,14 +31,14 @@ def configured_names(config_file: str | None = None) -> tuple[str, ...]:
     """The user's `secret_env` names (user config only: read before anything else, and a
     repository's own config must not decide what swetui keeps). Errors are left to the
     settings loader, which reports them properly."""
+    import tomllib
+
+    from swetui.engine.files import read_small_text
     from swetui.paths import user_config_file
 
     path = config_file or str(user_config_file())
-    try:
-        with open(path, "rb") as handle:
-            import tomllib
-
-            data = tomllib.load(handle)
+    try:  # never waits on a FIFO named like the config
+        data = tomllib.loads(read_small_text(path))
     except (OSError, ValueError):
         return ()
     names = data.get("secret_env")
