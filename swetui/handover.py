@@ -9,6 +9,8 @@ reads the pipe into `secrets.STORE` and closes it. A key is never put on argv.
 
 The data sits in the kernel's pipe buffer across the exec: no second process is involved.
 If the exec fails, swetui carries on in-process, keys in its environment, and says so.
+Holding keys, swetui then marks itself not dumpable, so another process of the same user
+cannot read them out of `/proc/<pid>/mem` either.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import stat
 import sys
 from collections.abc import Mapping
 
-from swetui.secrets import STORE, is_secret_name
+from swetui.secrets import STORE, is_credential_name, is_secret_name, names_a_place
 
 MARKER = "SWETUI_SECRETS_FD"
 """Names the pipe's read end in the re-executed process."""
+PR_SET_DUMPABLE = 4
 PIPE_LIMIT = 60_000
 """Bytes a pipe surely buffers (Linux: 64 KiB by default); more is not handed over."""
 
@@ -50,7 +53,9 @@ def configured_names(config_file: str | None = None) -> tuple[str, ...]:
 def secret_variables(environ: Mapping[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
     """The variables of `environ` that are secrets (by name, or named in `extra`)."""
     return {name: value for name, value in environ.items()
-            if value and name != MARKER and (is_secret_name(name, value) or name in extra)}
+            if value and name != MARKER and (name in extra or (
+                is_secret_name(name, value)
+                and (not names_a_place(name) or is_credential_name(name, value))))}
 
 
 def start(*, execute: bool = True) -> str | None:
@@ -60,12 +65,31 @@ def start(*, execute: bool = True) -> str | None:
     handed = os.environ.pop(MARKER, None)
     extra = configured_names()
     if handed is not None:
-        return _receive(handed, extra)
-    found = secret_variables(os.environ, extra)
-    STORE.load(found, redact=extra)
-    if not found or not execute:
-        return None
-    return _reexec(found)
+        warning = _receive(handed, extra)
+    else:
+        found = secret_variables(os.environ, extra)
+        STORE.load(found, redact=extra)
+        warning = _reexec(found) if found and execute else None
+    if STORE.names():
+        protect_memory()
+    return warning
+
+
+def protect_memory() -> bool:
+    """Mark swetui not dumpable (Linux `PR_SET_DUMPABLE` 0) now that it holds keys: its
+    memory and `/proc` files (`mem`, `environ`, `maps`) close to other processes of the same
+    user, an unconfined command included. Root keeps CAP_SYS_PTRACE: the sandbox stops a
+    confined command, nothing here stops root. The commands swetui starts are dumpable again
+    (exec resets it)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def _reexec(found: dict[str, str]) -> str:

@@ -20,6 +20,9 @@ SECRET_PREFIXES = ("ANTHROPIC_", "OPENAI_")
 """Provider settings: kept out of commands' environments (base URLs and ids included)."""
 PROVIDER_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
 """The variables the providers read their keys from."""
+LOCATION_SUFFIXES = ("_DIR", "_PATH", "_HOME", "FILE")
+"""Names that say where something is (`TIKTOKEN_CACHE_DIR`, `SSLKEYLOGFILE`): swetui keeps
+reading them and does not redact their values; commands still do not get them."""
 MIN_REDACTED = 8
 """Shorter values are not redacted: `1` or `true` would blank out half of every output."""
 LABEL = "[redacted: {name}]"
@@ -50,10 +53,15 @@ def is_secret_name(name: str, value: str | None = None) -> bool:
         (value is not None and URL_CREDENTIALS.search(value) is not None)
 
 
+def names_a_place(name: str) -> bool:
+    """True for a path-like name, however secret the words in it sound."""
+    return name.upper().endswith(LOCATION_SUFFIXES)
+
+
 def is_credential_name(name: str, value: str | None = None) -> bool:
-    """True for variables whose values are redacted: credentials, not base URLs."""
+    """True for variables whose values are redacted: credentials, not base URLs or paths."""
     upper = name.upper()
-    return upper in PROVIDER_KEYS or _named_secret(upper) or \
+    return upper in PROVIDER_KEYS or (_named_secret(upper) and not names_a_place(upper)) or \
         (value is not None and URL_CREDENTIALS.search(value) is not None)
 
 

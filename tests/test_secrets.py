@@ -75,3 +75,20 @@ def test_credentials_under_other_names_are_kept_from_commands() -> None:
         assert name not in env, name
     for name in ("PATH", "PWD", "OLDPWD", "HOME", "SITE_URL"):
         assert env[name] == environ[name], name
+
+
+def test_variables_that_name_a_place_are_neither_held_nor_redacted():
+    from swetui.handover import secret_variables
+
+    environ = {"TIKTOKEN_CACHE_DIR": "/home/u/.cache/tiktoken", "SSLKEYLOGFILE": "/tmp/keys.log",
+               "AWS_WEB_IDENTITY_TOKEN_FILE": "/var/run/token", "GITHUB_TOKEN": "ghp_abcdef123",
+               "OPENAI_BASE_URL": "http://localhost:8080/v1", "PATH": "/usr/bin"}
+    # swetui keeps reading its tokenizer cache and TLS key log; the token and the provider
+    # settings leave its environment.
+    assert secret_variables(environ) == {"GITHUB_TOKEN": "ghp_abcdef123",
+                                         "OPENAI_BASE_URL": "http://localhost:8080/v1"}
+    store = SecretStore(environ)
+    assert store.redact("cache in /home/u/.cache/tiktoken") == "cache in /home/u/.cache/tiktoken"
+    # Commands still get none of them.
+    assert set(scrubbed_environment(environ)) >= {"PATH"}
+    assert not {"TIKTOKEN_CACHE_DIR", "GITHUB_TOKEN"} & set(scrubbed_environment(environ))
