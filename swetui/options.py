@@ -1,9 +1,14 @@
-"""What the command line hands to the full-screen app and the headless commands."""
+"""What the command line hands to the full-screen app and the headless commands, and the
+settings they make together with the config files."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from swetui.config import ConfigError, Settings, load_settings
+from swetui.engine.workspace import check_workspace
 
 
 @dataclass(frozen=True)
@@ -20,3 +25,22 @@ class LaunchOptions:
     yes: bool = False
     watch: bool = True
     """Watch the workspace for file changes (tests turn it off)."""
+
+
+def settings_for(options: LaunchOptions) -> tuple[Path, Settings]:
+    """The checked workspace root, and the settings from the config files with the command
+    line's overrides on top."""
+    root = check_workspace(options.path)
+    settings = load_settings(root)
+    updates: dict[str, Any] = {}
+    if options.context_limit is not None:
+        if not 1_000 <= options.context_limit <= 10_000_000:
+            raise ConfigError("--context-limit must be between 1,000 and 10,000,000 tokens")
+        updates["context_limit"] = options.context_limit
+    if options.mode is not None:
+        updates["mode"] = options.mode
+    if options.model is not None:
+        updates["model"] = options.model
+    if options.theme is not None:
+        updates["theme"] = options.theme
+    return root, settings.model_copy(update=updates)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Protocol, TypedDict
+from typing import Literal, Protocol
 
 from swetui.agent.approvals import ApprovalQueue
 from swetui.agent.events import ApprovalEvent, PendingAction
 from swetui.agent.rules import Scope as RuleScope
+from swetui.agent.stats import SessionStats
 from swetui.agent.tools.base import ToolResult
 from swetui.agent.turn_events import TurnEvent, TurnFinished
 from swetui.config import ApprovalRule, Mode
@@ -35,25 +36,6 @@ AgentEvent = EngineEvent | ApprovalEvent | TurnEvent
 """Every event a session publishes on its bus."""
 
 CompactionTrigger = Literal["auto", "manual", "selection"]
-
-
-class SessionStats(TypedDict):
-    """`/stats`: what the session has done and what the next request costs."""
-
-    session: str
-    model: str
-    mode: Mode
-    turns: int
-    items: int
-    tokens: int
-    limit: int
-    percent: float
-    measured: int | None
-    """Input tokens the provider reported for the last request, when it did."""
-    calibration: float | None
-    pending_approvals: int
-    compactions: int
-    persisted: bool
 
 
 class Session(Protocol):

@@ -11,9 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
+from pydantic import BaseModel
+
+from swetui.agent.events import ApprovalDecided
+from swetui.agent.tool_results import add_tool_result
+from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.base import ToolError
 from swetui.agent.turn_events import (
     AnswerChunk,
@@ -26,8 +33,12 @@ from swetui.agent.turn_events import (
     TurnFinished,
     TurnStarted,
 )
+from swetui.engine.bus import EventBus
+from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.engine.store import RecordEvent
 from swetui.messages import ToolCall
+from swetui.providers.base import Provider
 from swetui.providers.events import (
     Done,
     ReasoningDelta,
@@ -38,13 +49,8 @@ from swetui.providers.events import (
 )
 from swetui.secrets import redact
 
-if TYPE_CHECKING:
-    from swetui.agent.session import AgentSession
-
 MAX_STEPS = 25
 """Model calls one turn may make before swetui stops it (a runaway tool loop)."""
-RESULT_LOG_CHARS = 20_000
-"""Tool output kept in the session log for the transcript (the item keeps it all)."""
 
 
 @dataclass
@@ -74,11 +80,21 @@ def _title(text: str, limit: int = 60) -> str:
 
 
 class TurnLoop:
-    """Runs one user turn for a session; `run` is cancellable at any point."""
+    """Runs one user turn; `run` is cancellable at any point. It works with the collaborators
+    it is given and never calls back into the session that made it."""
 
-    def __init__(self, session: AgentSession, text: str) -> None:
-        self.session = session
-        self.engine = session.engine
+    def __init__(self, text: str, *, engine: ContextEngine, bus: EventBus,
+                 record: RecordEvent, provider: Provider, model: str, toolbox: Toolbox,
+                 root: Path, before_request: Callable[[], Awaitable[object]]) -> None:
+        self.engine = engine
+        self.bus = bus
+        self.record = record
+        self.provider = provider
+        self.model = model
+        self.toolbox = toolbox
+        self.root = root
+        self.before_request = before_request
+        """Runs before each model call (the session's automatic compaction)."""
         self.text = text
         self.turn = 0
         self.started = time.monotonic()
@@ -92,22 +108,19 @@ class TurnLoop:
         self.approved: set[str] = set()
         """Calls approved during this turn (by the user, a rule or the mode)."""
 
-    def publish(self, event: Any) -> None:
-        self.session.bus.publish(event)
+    def publish(self, event: BaseModel) -> None:
+        self.bus.publish(event)
 
     async def run(self) -> TurnFinished:
         engine = self.engine
-        engine.turn += 1
-        self.turn = turn = engine.turn
-        self.session.record("turn_started", {"turn": turn, "text": self.text})
+        self.turn = turn = engine.next_turn()
+        self.record("turn_started", {"turn": turn, "text": self.text})
         self.publish(TurnStarted(turn=turn, text=self.text))
         engine.add(ContextItem(id=engine.new_id("u"), kind=ItemKind.USER_MESSAGE,
                                layer=Layer.HISTORY, title=_title(self.text), content=self.text,
                                origin=Origin.USER, turn_created=turn, turn_last_used=turn,
                                source=Source(turn_id=f"t{turn}")), reason="you wrote")
-        from swetui.agent.events import ApprovalDecided
-
-        unsubscribe = self.session.bus.subscribe(self._note_decision, ApprovalDecided)
+        unsubscribe = self.bus.subscribe(self._note_decision, ApprovalDecided)
         try:
             await self._retrieve()
             error = None
@@ -131,14 +144,14 @@ class TurnLoop:
         finally:
             unsubscribe()
 
-    def _note_decision(self, event: Any) -> None:
-        if event.decision.approved and event.action is not None:
+    def _note_decision(self, event: BaseModel) -> None:
+        if (isinstance(event, ApprovalDecided) and event.decision.approved
+                and event.action is not None):
             self.approved.add(event.action.call.id)
 
     # -- steps -----------------------------------------------------------------------------
 
     async def _retrieve(self) -> None:
-        session = self.session
         try:
             from swetui.engine.retrieval import retire_task_items, retrieve
         except ImportError:  # retrieval not installed: the model can still use its tools
@@ -146,28 +159,27 @@ class TurnLoop:
         retire_task_items(self.engine, self.turn)
         from swetui.agent.tools.sensitive import is_secret_file
 
-        result = await asyncio.to_thread(retrieve, session.root, self.text, self.engine,
+        result = await asyncio.to_thread(retrieve, self.root, self.text, self.engine,
                                          turn=self.turn, exclude=is_secret_file)
         with self.engine.batch("retrieved for this request"):
             for item in result.items:
                 self.engine.add(item, reason="retrieved")
         ids = tuple(item.id for item in result.items)
-        session.record("retrieval", {"turn": self.turn, "items": list(ids),
+        self.record("retrieval", {"turn": self.turn, "items": list(ids),
                                      "summary": result.summary})
         self.publish(RetrievalDone(turn=self.turn, item_ids=ids, summary=result.summary,
                                    notes=tuple(result.notes)))
 
     async def _step(self, step: int) -> StepOutcome:
-        session = self.session
-        await session.compact_if_needed()
+        await self.before_request()
         assembled = self.engine.assemble()
         estimate = assembled.total
-        self.publish(ModelCallStarted(turn=self.turn, step=step, model=session.model,
+        self.publish(ModelCallStarted(turn=self.turn, step=step, model=self.model,
                                       input_tokens=estimate))
         started = time.monotonic()
         outcome = StepOutcome(input_tokens=estimate)
         self.partial = outcome
-        async for event in session.provider.stream(assembled.request):
+        async for event in self.provider.stream(assembled.request):
             if isinstance(event, TextDelta):
                 outcome.text_parts.append(event.text)
                 self.publish(AnswerChunk(turn=self.turn, text=event.text))
@@ -193,7 +205,7 @@ class TurnLoop:
         self.partial = None
         self._commit_assistant(outcome, interrupted=bool(outcome.error))
         duration = time.monotonic() - started
-        session.record("model_call", {"turn": self.turn, "step": step, "model": session.model,
+        self.record("model_call", {"turn": self.turn, "step": step, "model": self.model,
                                       "input_tokens": outcome.input_tokens,
                                       "estimated_input": estimate,
                                       "output_tokens": outcome.output_tokens,
@@ -225,7 +237,7 @@ class TurnLoop:
             turn_last_used=self.turn, source=Source(turn_id=f"t{self.turn}"),
             meta={"tool_call_ids": [call.id for call in calls], "reasoning": outcome.reasoning,
                   "interrupted": interrupted}), reason="the agent answered")
-        self.session.record("assistant", {
+        self.record("assistant", {
             "turn": self.turn, "text": outcome.text, "reasoning": outcome.reasoning,
             "interrupted": interrupted,
             "calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]})
@@ -242,7 +254,7 @@ class TurnLoop:
                     "valid JSON object", summary=f"malformed arguments for {call.name}").result()
             else:
                 self.running = call.id
-                result = await self.session.toolbox.run(
+                result = await self.toolbox.run(
                     ToolCall(id=call.id, name=call.name, arguments=call.arguments))
                 self.running = None
             self._commit_tool(call, arguments, result.content, result.summary, result.is_error,
@@ -251,17 +263,12 @@ class TurnLoop:
     def _commit_tool(self, call: ToolCallEnd, arguments: dict[str, Any], content: str,
                      summary: str, is_error: bool, path: str | None) -> None:
         self.open_calls.pop(call.id, None)
-        self.engine.add(ContextItem(
-            id=self.engine.new_id("c"), kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
-            title=f"{call.name} {_title(json.dumps(arguments, ensure_ascii=False), 48)}",
-            content=content, origin=Origin.AGENT, turn_created=self.turn,
-            turn_last_used=self.turn,
-            source=Source(path=path, turn_id=f"t{self.turn}", tool_call_id=call.id),
-            meta={"name": call.name, "arguments": arguments, "is_error": is_error,
-                  "summary": summary}), reason=f"{call.name} finished")
-        self.session.record("tool_result", {
-            "turn": self.turn, "call_id": call.id, "name": call.name, "summary": summary,
-            "content": content[:RESULT_LOG_CHARS], "is_error": is_error, "path": path})
+        shown = _title(json.dumps(arguments, ensure_ascii=False), 48)
+        add_tool_result(self.engine, self.record, call_id=call.id, name=call.name,
+                        arguments=arguments, content=content, summary=summary,
+                        is_error=is_error, path=path, turn=self.turn,
+                        title=f"{call.name} {shown}",
+                        reason=f"{call.name} finished")
         self.publish(ToolCallFinished(turn=self.turn, call_id=call.id, name=call.name,
                                       summary=summary, content=content, is_error=is_error,
                                       path=path))
@@ -288,6 +295,6 @@ class TurnLoop:
                                 input_tokens=self.input_tokens, output_tokens=self.output_tokens,
                                 interrupted=interrupted, error=error,
                                 answer="\n\n".join(self.answer))
-        self.session.record("turn_finished", finished.model_dump(mode="json"))
+        self.record("turn_finished", finished.model_dump(mode="json"))
         self.publish(finished)
         return finished

@@ -11,6 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from swetui.agent.tool_results import add_tool_result
+from swetui.engine.context import ContextEngine
+from swetui.engine.store import RecordEvent
+
 
 @dataclass(frozen=True)
 class UnfinishedCall:
@@ -79,3 +83,16 @@ def unfinished_calls(events: list[dict[str, Any]]) -> list[UnfinishedCall]:
                 content="Not run: swetui stopped before this call ran.",
                 summary="not run: swetui stopped"))
     return found
+
+
+def close_unfinished(replayed: list[dict[str, Any]], engine: ContextEngine,
+                     record: RecordEvent, notices: list[str]) -> None:
+    """Give every call the last process left unanswered a result that says why, so the
+    model and the user learn what happened (a killed command above all)."""
+    for call in unfinished_calls(replayed):
+        add_tool_result(engine, record, call_id=call.call_id, name=call.name,
+                        arguments=call.arguments, content=call.content, summary=call.summary,
+                        is_error=True, path=None, title=f"{call.name} ({call.summary})")
+        if call.command is not None:
+            notices.append(f"a command was running when swetui stopped and was killed with "
+                           f"it: {call.command}")

@@ -6,32 +6,11 @@ import json
 import sys
 from typing import Any
 
-from swetui.config import load_settings
 from swetui.engine.budget import Budget
 from swetui.engine.context import ContextEngine
-from swetui.engine.workspace import check_workspace, open_workspace
-from swetui.options import LaunchOptions
+from swetui.engine.workspace import open_workspace
+from swetui.options import LaunchOptions, settings_for
 from swetui.trust_review import workspace_notices
-
-
-def settings_for(options: LaunchOptions):
-    """Settings from the config files with the command line's overrides on top."""
-    root = check_workspace(options.path)
-    settings = load_settings(root)
-    updates: dict[str, Any] = {}
-    if options.context_limit is not None:
-        if not 1_000 <= options.context_limit <= 10_000_000:
-            from swetui.config import ConfigError
-
-            raise ConfigError("--context-limit must be between 1,000 and 10,000,000 tokens")
-        updates["context_limit"] = options.context_limit
-    if options.mode is not None:
-        updates["mode"] = options.mode
-    if options.model is not None:
-        updates["model"] = options.model
-    if options.theme is not None:
-        updates["theme"] = options.theme
-    return root, settings.model_copy(update=updates)
 
 
 def context_report(engine: ContextEngine, budget: Budget) -> dict[str, Any]:

@@ -79,7 +79,7 @@ class SessionMaker:
     def turn(self, lines: int = 120) -> None:
         """One whole exchange."""
         engine, rng = self.engine, self.rng
-        engine.turn += 1
+        engine.next_turn()
         path = rng.choice(self.files)
         func, cls = _name(rng)
         items = [self._item(ItemKind.USER_MESSAGE,

@@ -75,6 +75,11 @@ class ContextEngine:
         self._messages: dict[tuple, Any] = {}
         self._batch_reason = ""
 
+    def next_turn(self) -> int:
+        """Start the next turn and return its number (the one place turns are counted)."""
+        self.turn += 1
+        return self.turn
+
     # -- reading -------------------------------------------------------------------------
 
     def __contains__(self, item_id: str) -> bool:

@@ -12,6 +12,7 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +22,9 @@ from swetui.engine.files import read_regular
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
+
+RecordEvent = Callable[[str, dict[str, Any]], None]
+"""Appends one event (its type and data) to the session log."""
 
 
 @dataclass

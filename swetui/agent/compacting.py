@@ -1,0 +1,87 @@
+"""When and how a session compacts its context: the compactor for its model, the automatic
+check before each request, the session-log record, and undo."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from swetui.agent.turn_events import CompactionNotice
+from swetui.config import Settings
+from swetui.engine.compaction import (
+    CompactionPlan,
+    Compactor,
+    ModelCompactor,
+    StructuralCompactor,
+    active_compactions,
+    undo,
+)
+from swetui.engine.context import ContextEngine
+from swetui.engine.events import CompactionFinished, EngineNotice
+from swetui.engine.store import RecordEvent
+
+Summarize = Callable[[str, str], Awaitable[str]]
+"""(system prompt, text) → the model's summary."""
+
+
+class SessionCompaction:
+    """Compaction of one session's context, recorded in its log."""
+
+    def __init__(self, engine: ContextEngine, settings: Settings, record: RecordEvent,
+                 summarize: Summarize) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.record = record
+        self.summarize = summarize
+
+    def compactor(self) -> Compactor:
+        """The model writes summaries when a real model is configured; offline, structural."""
+        spec = self.settings.compaction_model or self.engine.model
+        if spec == "offline":
+            return StructuralCompactor()
+        return ModelCompactor(self.summarize)
+
+    async def if_needed(self) -> None:
+        """Before a request: compact automatically when the budget says so."""
+        engine = self.engine
+        if self.settings.auto_compact and engine.budget().needs_compaction:
+            finished = await self.run("auto")
+            if finished is not None:
+                engine.bus.publish(CompactionNotice(
+                    turn=engine.turn,
+                    message=f"compacted {len(finished.folded)} items: "
+                            f"{finished.tokens_before:,} → {finished.tokens_after:,} tokens"))
+
+    def preview(self, item_ids: list[str] | None = None,
+                instructions: str | None = None) -> CompactionPlan:
+        return self.compactor().plan(self.engine, item_ids=item_ids, instructions=instructions)
+
+    async def run(self, trigger: str = "manual", instructions: str | None = None,
+                  item_ids: list[str] | None = None) -> CompactionFinished | None:
+        """Fold items (all eligible, or the user's selection); None when nothing folds."""
+        compactor = self.compactor()
+        plan = await compactor.plan_async(self.engine, item_ids=item_ids,
+                                          instructions=instructions)
+        if not plan.folds or plan.tokens_after >= plan.tokens_before:
+            # Headers, summaries and the index cost tokens too: on a short session folding
+            # can make the request bigger, and then it is not worth doing.
+            if trigger != "auto":
+                why = ("nothing is old enough to fold" if not plan.folds else
+                       f"folding would not make the request smaller ({plan.tokens_before:,} "
+                       f"→ {plan.tokens_after:,} tokens)")
+                self.engine.bus.publish(EngineNotice(message=f"Nothing to compact: {why}.",
+                                                     level="info"))
+            return None
+        finished = compactor.apply(self.engine, plan, trigger=trigger)
+        self.record("compaction", {**finished.model_dump(mode="json"), "notes": plan.notes})
+        return finished
+
+    def undo(self) -> str:
+        """Undo the newest compaction still in effect (also one from before a resume: the
+        engine's items carry the record)."""
+        active = active_compactions(self.engine)
+        if not active:
+            return "Nothing to undo: no compaction in effect."
+        compaction_id = active[-1]
+        undone = undo(self.engine, compaction_id)
+        self.record("compaction_undone", {"compaction_id": compaction_id})
+        return f"Compaction undone: {len(undone.restored)} items restored."
