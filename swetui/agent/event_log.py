@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from swetui.agent.turn_events import AnswerChunk, ReasoningChunk
 from swetui.engine.events import BudgetChanged
+from swetui.paths import open_private_append
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -46,8 +47,7 @@ class EventLog:
         try:
             if self._handle is None:
                 assert self.path is not None
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._handle = open(self.path, "a", encoding="utf-8")
+                self._handle = open_private_append(self.path)
             record = {"ts": round(time.time(), 3), "event": type(event).__name__,
                       **_trim(event.model_dump(mode="json"))}  # type: ignore[dict-item]
             self._handle.write(redact(json.dumps(record, ensure_ascii=False)) + "\n")

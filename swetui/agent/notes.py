@@ -4,7 +4,6 @@ open issues — loaded at start as memory and updated after every turn."""
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -12,6 +11,7 @@ from pydantic import BaseModel
 from swetui.agent.turn_events import ToolCallFinished, TurnFinished
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.paths import write_private
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -58,10 +58,7 @@ class SessionNotes:
             self.issues.append(finished.error)
         content = redact(self.render(task))
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(content, encoding="utf-8")
-            os.replace(tmp, self.path)
+            write_private(self.path, content.encode("utf-8"))
         except OSError as exc:
             log.info("session notes not written: %s", exc)
         if "notes" in self.engine:

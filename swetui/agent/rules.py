@@ -20,7 +20,7 @@ from swetui.agent.tools.commands import split_commands
 from swetui.agent.tools.sensitive import escape_glob, path_matches
 from swetui.agent.tools.workspace import atomic_write
 from swetui.config import ApprovalRule, ConfigError, parse_toml
-from swetui.paths import WorkspacePaths
+from swetui.paths import WorkspacePaths, private_dir
 from swetui.trust import CONFIG, ShippedFile, TrustError, TrustStore, digest_of
 
 Scope = Literal["session", "workspace"]
@@ -218,7 +218,7 @@ class WorkspaceRules(SessionRules):
         else:
             data.pop("approval_rules", None)
         content = tomli_w.dumps(data).encode("utf-8")
-        self.file.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.file.parent)
         mode = self.file.stat().st_mode if shipped is not None else None
         atomic_write(self.file, content, mode)
         self._rules = rules

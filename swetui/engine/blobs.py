@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from swetui.engine.files import read_regular
 from swetui.engine.tokens import content_hash
+from swetui.paths import write_private
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +32,7 @@ class BlobStore:
             path = self._path(digest)
             if not path.exists():
                 try:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = path.with_suffix(".tmp")
-                    with open(tmp, "w", encoding="utf-8", errors="surrogatepass") as handle:
-                        handle.write(text)
-                        handle.flush()
-                        os.fsync(handle.fileno())
-                    os.replace(tmp, path)
+                    write_private(path, text.encode("utf-8", errors="surrogatepass"))
                 except OSError as exc:
                     log.warning("blob %s not persisted: %s", digest, exc)
         return digest

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from swetui.engine.files import read_regular
+from swetui.paths import open_private_append
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -72,8 +73,7 @@ class SessionStore:
         if self.path is None or self._handle is not None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = open(self.path, "a", encoding="utf-8")
+            self._handle = open_private_append(self.path)
         except OSError as exc:
             self.error = f"cannot write {self.path}: {exc.strerror or exc}"
 

@@ -98,7 +98,7 @@ def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema]
     if persist and not writable:
         notices.append(f"{paths.dir} cannot be created or written: this session cannot be saved "
                        "(context is shown, nothing is persisted)")
-    blobs = BlobStore(paths.dir / "blobs" if writable else None)
+    blobs = BlobStore(paths.blobs if writable else None)
     engine = ContextEngine(budget_settings(settings), counter=counter, bus=bus, blobs=blobs,
                            model=model)
     items = system_items(root, schemas)

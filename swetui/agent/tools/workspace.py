@@ -15,6 +15,7 @@ from pathlib import Path
 
 from swetui.agent.tools.base import ToolError
 from swetui.engine.files import looks_binary, open_regular
+from swetui.paths import FILE_MODE, is_private
 
 # Directories no search descends into: VCS data, our own state, environments, caches.
 IGNORED_DIRS = frozenset({
@@ -155,16 +156,21 @@ def decode_text(data: bytes, rel: str) -> TextFile:
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write `data` to `path` through a temp file and a rename, so a crash leaves either the
-    old or the new file; `mode` keeps the permissions of the file being replaced."""
+    old or the new file; `mode` keeps the permissions of the file being replaced. A file
+    inside `.swetui/` is always 0600, whatever it had."""
+    private = is_private(path)
     temp = path.with_name(f".{path.name}.swetui-{secrets.token_hex(4)}.tmp")
-    # 0o666 lets the umask decide, like any new file, instead of mkstemp's 0o600.
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    # 0o666 lets the umask decide for the user's files, like any new file.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                 FILE_MODE if private else 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
+        if private:
+            os.chmod(temp, FILE_MODE)
+        elif mode is not None:
             os.chmod(temp, mode & 0o7777)
         os.replace(temp, path)
     except BaseException:
