@@ -18,7 +18,6 @@ from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.base import ToolResult
 from swetui.engine.bus import EventBus
 from swetui.engine.context import ContextEngine
-from swetui.engine.events import EngineNotice
 from swetui.engine.store import RecordEvent
 
 log = logging.getLogger(__name__)
@@ -45,8 +44,9 @@ def journal_approvals(bus: EventBus, record: RecordEvent) -> None:
     bus.subscribe(on_event, CommandStarted)
 
 
-def pending_in_log(replayed: list[dict[str, Any]], bus: EventBus) -> list[PendingAction]:
-    """Actions the log shows were requested and never decided."""
+def pending_in_log(replayed: list[dict[str, Any]], notices: list[str]) -> list[PendingAction]:
+    """Actions the log shows were requested and never decided; a malformed one is told in
+    `notices` (shown at start: the bus has no listener yet while the session opens)."""
     requested: dict[str, dict[str, Any]] = {}
     for event in replayed:
         if event.get("type") == "approval_requested":
@@ -59,7 +59,8 @@ def pending_in_log(replayed: list[dict[str, Any]], bus: EventBus) -> list[Pendin
         try:
             actions.append(PendingAction.model_validate(data))
         except ValueError:
-            bus.publish(EngineNotice(message="a pending approval could not be restored"))
+            notices.append("a pending approval in the session log is malformed and could not "
+                           "be restored; it was dropped, nothing was run")
     return actions
 
 
@@ -78,10 +79,11 @@ class RestoredApprovals:
         self._settled = asyncio.Event()
 
     def restore(self, replayed: list[dict[str, Any]],
-                spawn: Callable[[Coroutine[Any, Any, None]], None]) -> None:
+                spawn: Callable[[Coroutine[Any, Any, None]], None],
+                notices: list[str]) -> None:
         """Put the log's undecided actions back in the queue; `spawn` runs their resumption
         in the background."""
-        self.actions = self.queue.restore(pending_in_log(replayed, self.engine.bus))
+        self.actions = self.queue.restore(pending_in_log(replayed, notices))
         for action in self.actions:
             self.toolbox.deny_by_rule(action)
         if not self.actions:

@@ -105,7 +105,8 @@ class AgentSession:
             workspace.notices.append(STORE.notice)
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
         session._restore_calibration()
-        session.approvals.restore(workspace.replayed, session.background.spawn)
+        session.approvals.restore(workspace.replayed, session.background.spawn,
+                                  session.notices)
         close_unfinished(workspace.replayed, session.engine, session.record, session.notices)
         return session
 
