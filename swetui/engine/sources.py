@@ -47,7 +47,11 @@ def read_text_file(path: Path, max_bytes: int, *, name: str | None = None,
     if looks_binary(data):
         return None
     notes = []
-    if len(data) > max_bytes:
+    if (nul := data.find(b"\x00", 0, max_bytes)) != -1:
+        # Text first, binary later (a sparse file's hole, a corrupted file): keep the text.
+        data = data[:nul]
+        notes.append(f"cut at byte {nul:,}: binary data follows")
+    elif len(data) > max_bytes:
         data = data[:max_bytes]
         notes.append(f"cut to the first {max_bytes:,} of {size:,} bytes")
     try:
