@@ -77,13 +77,33 @@ class RestoredApprovals:
         """Actions that were pending when the last process ended, restored pending."""
         self._results: list[tuple[PendingAction, ToolResult]] = []
         self._settled = asyncio.Event()
+        self._to_restore: tuple[list[PendingAction],
+                                Callable[[Coroutine[Any, Any, None]], None]] | None = None
 
     def restore(self, replayed: list[dict[str, Any]],
                 spawn: Callable[[Coroutine[Any, Any, None]], None],
                 notices: list[str]) -> None:
         """Put the log's undecided actions back in the queue; `spawn` runs their resumption
-        in the background."""
-        self.actions = self.queue.restore(pending_in_log(replayed, notices))
+        in the background. Opened before an event loop runs (the full-screen app), the
+        queue cannot make its futures yet: `start` finishes the job."""
+        actions = pending_in_log(replayed, notices)
+        if not actions:
+            self._settled.set()
+            return
+        self._to_restore = (actions, spawn)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self.start()
+
+    def start(self) -> None:
+        """Restore what `restore` had to defer (called once a loop runs)."""
+        if self._to_restore is None:
+            return
+        actions, spawn = self._to_restore
+        self._to_restore = None
+        self.actions = self.queue.restore(actions)
         for action in self.actions:
             self.toolbox.deny_by_rule(action)
         if not self.actions:

@@ -287,6 +287,7 @@ class AgentSession:
 
     def start(self) -> None:
         """Start work deferred until an event loop runs (restored approvals)."""
+        self.approvals.start()
         self.background.start()
 
     async def restored_outcomes(self) -> list[tuple[PendingAction, ToolResult]]:

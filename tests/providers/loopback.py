@@ -28,8 +28,9 @@ class Reply:
     """Seconds to wait before sending anything (a slow first byte)."""
     pauses: dict[int, float] = field(default_factory=dict)
     """Seconds to wait before sending the part at this index (a stall mid-answer)."""
-    pauses: dict[int, float] = field(default_factory=dict)
-    """Seconds to wait before sending the part at this index (a stall mid-answer)."""
+    gates: dict[int, asyncio.Event] = field(default_factory=dict)
+    """Events to wait for before sending the part at this index: a test steps the stream
+    (kill the client mid-answer, then let the server go on)."""
     drop_after: int | None = None
     """Abort the socket after this many parts, without the terminating chunk."""
     gate: asyncio.Event | None = None
@@ -41,17 +42,22 @@ _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"
             503: "Service Unavailable", 529: "Overloaded"}
 
 
-def sse(*events: str | float | dict[str, Any] | tuple[str, dict[str, Any]], split: bool = True,
-        drop_after: int | None = None, stall: float = 0.0) -> Reply:
+def sse(*events: str | float | dict[str, Any] | tuple[str, dict[str, Any]] | asyncio.Event,
+        split: bool = True, drop_after: int | None = None, stall: float = 0.0) -> Reply:
     """An event-stream reply. A dict is sent as `data: <json>`, a `(name, dict)` pair as a
     named event, a string verbatim (for comments, `[DONE]` and garbage), a number as a
-    pause of that many seconds before the next event. With `split`,
+    pause of that many seconds before the next event, an `asyncio.Event` as a gate the
+    next event waits behind until the test sets it. With `split`,
     every event is cut in two chunks mid-JSON, as TCP is free to do. `drop_after=N` aborts
     the connection after the first N events."""
     parts: list[bytes] = []
     ends: list[int] = []  # parts index after each event, to drop between events
     pauses: dict[int, float] = {}
+    gates: dict[int, asyncio.Event] = {}
     for event in events:
+        if isinstance(event, asyncio.Event):
+            gates[len(parts)] = event
+            continue
         if isinstance(event, float | int):
             pauses[len(parts)] = float(event)
             continue
@@ -71,7 +77,7 @@ def sse(*events: str | float | dict[str, Any] | tuple[str, dict[str, Any]], spli
         ends.append(len(parts))
     drop_part = ends[drop_after - 1] if drop_after else (0 if drop_after == 0 else None)
     return Reply(headers={"content-type": "text/event-stream", "cache-control": "no-cache"},
-                 parts=parts, drop_after=drop_part, stall=stall, pauses=pauses)
+                 parts=parts, drop_after=drop_part, stall=stall, pauses=pauses, gates=gates)
 
 
 def json_reply(status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
@@ -193,6 +199,8 @@ class LoopbackServer:
         for count, part in enumerate(reply.parts):
             if count in reply.pauses:
                 await asyncio.sleep(reply.pauses[count])
+            if count in reply.gates:
+                await reply.gates[count].wait()
             if reply.drop_after is not None and count >= reply.drop_after:
                 # Abort: no terminating chunk, the way a dropped connection looks.
                 writer.transport.abort()

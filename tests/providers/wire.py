@@ -6,6 +6,7 @@ events; Ollama speaks OpenAI's on `/v1`) and says how swetui is pointed at the s
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ from tests.providers.test_anthropic import block_start, block_stop, delta, messa
 from tests.providers.test_anthropic import message_start as anthropic_start
 from tests.providers.test_openai import USAGE, chunk
 
-Event = str | float | dict[str, Any] | tuple[str, dict[str, Any]]
+Event = str | float | dict[str, Any] | tuple[str, dict[str, Any]] | asyncio.Event
 
 
 @dataclass(frozen=True)
