@@ -71,7 +71,6 @@ def test_retrieval_naming_a_fifo_never_hangs(corpus: Corpus) -> None:
     assert "hello" in str(result["summary"])
 
 
-@pytest.mark.xfail(strict=True, reason="files: retrieval says a named FIFO is not read")
 def test_retrieval_says_a_named_fifo_is_not_read(corpus: Corpus) -> None:
     _, summary = retrieved(corpus.root, "read pipe.txt")
     assert "pipe.txt is a FIFO" in summary
@@ -101,8 +100,6 @@ def test_context_with_hostile_memory_files_is_bounded_and_warns(corpus: Corpus) 
     assert "CLAUDE.md: not valid UTF-8" in done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="files: memory files leading outside the workspace "
-                                       "are not read")
 @pytest.mark.parametrize("name", ["AGENTS.md", ".swetui/memory/session_notes.md"])
 def test_a_memory_file_linked_outside_never_reaches_the_context(corpus: Corpus,
                                                                 name: str) -> None:
@@ -115,8 +112,6 @@ def test_a_memory_file_linked_outside_never_reaches_the_context(corpus: Corpus,
     assert "outside the workspace" in done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="files: a FIFO or device as a memory file is named "
-                                       "in a warning")
 def test_memory_files_that_are_fifos_or_devices_never_hang_and_are_named(corpus: Corpus) -> None:
     os.mkfifo(corpus.root / "CLAUDE.md")
     (corpus.root / "AGENTS.md").symlink_to("/dev/zero")
@@ -143,7 +138,6 @@ def test_run_never_prints_an_escape_from_a_file_name(corpus: Corpus) -> None:
     assert "clip.txt" in done.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="files: read_file refuses a FIFO without blocking")
 def test_run_asked_to_read_a_fifo_finishes(corpus: Corpus) -> None:
     done = swetui(corpus.root, "run", "read pipe.txt")
     assert done.returncode == 0, done.stderr
