@@ -34,6 +34,18 @@ def pinned_tokenizer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]
 
 
 @pytest.fixture(autouse=True)
+def no_secrets_held() -> Iterator[None]:
+    """The secret store is process-wide (the start-up handover fills it; sessions and
+    `main()` called in-process add to it): every test starts and ends with it empty, so no
+    key or notice one test planted is seen by the next."""
+    from swetui.secrets import STORE
+
+    STORE.clear()
+    yield
+    STORE.clear()
+
+
+@pytest.fixture(autouse=True)
 def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     home = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
