@@ -54,6 +54,9 @@ def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     for name in ("SWETUI_MODEL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL",
                  "ANTHROPIC_BASE_URL", "OLLAMA_HOST"):
         monkeypatch.delenv(name, raising=False)
+    # A swetui started by a test buffers its output as a user's does (some machines set
+    # this, and it hid a pipe closed early ending in exit status 120).
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
     return home
 
 

@@ -9,6 +9,7 @@ in the full-screen workspace. Approvals left pending by a process that ended (`-
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -56,7 +57,18 @@ class Printer:
         try:
             self._write(event)
         except BrokenPipeError:
-            self.closed = True
+            self.reader_gone()
+
+    def reader_gone(self) -> None:
+        """The reader closed the pipe: print nothing more, and send what is still buffered
+        nowhere (else Python fails to flush it at exit: a warning and exit status 120)."""
+        self.closed = True
+        with contextlib.suppress(OSError, ValueError):  # not a real file (a test's StringIO)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self.out.fileno())
+            finally:
+                os.close(devnull)
 
     def _write(self, event: Any) -> None:
         out = self.out
@@ -184,7 +196,7 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
     try:
         printer.finish(finished)
     except BrokenPipeError:
-        printer.closed = True
+        printer.reader_gone()
     if finished.error:
         print(f"swetui: {finished.error}", file=sys.stderr)
         return EXIT_FAILED
