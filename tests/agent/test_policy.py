@@ -42,7 +42,11 @@ def edit_action(path: str, root: Path) -> PendingAction:
 
 
 @pytest.mark.parametrize("command", DANGEROUS)
-def test_dangerous_commands_ask_even_in_auto(command: str, tmp_path: Path):
+def test_dangerous_commands_ask_even_in_auto(command: str, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch):
+    # `~` is where HOME points; a machine whose HOME is under /tmp (some CI runners, a
+    # test's own) would make `tee ~/.bashrc` a scratch write.
+    monkeypatch.setenv("HOME", "/home/someone")
     action = bash_action(command, tmp_path)
     assert protection(action), command
     verdict = Policy("auto").decide(action)
