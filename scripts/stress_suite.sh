@@ -67,7 +67,10 @@ suite() {
             || { echo "stress_suite: install failed"; exit 3; }
         echo "installed after $(( $(date +%s) - start )) s"
         t0=$(date +%s)
-        env "$@" .venv/bin/python -m pytest </dev/null
+        # --durations only adds the slowest tests to the log (PYTEST_ADDOPTS, so the command
+        # itself stays the README's).
+        env "$@" PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} --durations=25" \
+            .venv/bin/python -m pytest </dev/null
         status=$?
         echo "pytest took $(( $(date +%s) - t0 )) s"
         exit $status
