@@ -3,16 +3,17 @@ row quits; a selection in the prompt is copied instead."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-
-from textual.pilot import Pilot
+from typing import Any
 
 from swetui.agent.session import AgentSession
 from swetui.options import LaunchOptions
 from swetui.ui.app import SweTuiApp
 from swetui.ui.widgets.prompt import PromptInput
 from tests.agent.scripted import ScriptedProvider, answer
+from tests.ui.waits import until
+
+AGAIN = "Press ctrl+c again to quit (ctrl+q quits at once)."
 
 
 def app_for(root: Path, provider: ScriptedProvider | None = None) -> SweTuiApp:
@@ -22,47 +23,53 @@ def app_for(root: Path, provider: ScriptedProvider | None = None) -> SweTuiApp:
     return SweTuiApp(session, options=options, watch=False)
 
 
-async def until(pilot: Pilot[int], condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition` holds (bounded, so a failure fails, not hangs)."""
-    for _ in range(10_000):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError("the condition never held")
+def notices(app: SweTuiApp) -> list[tuple[str, str]]:
+    """Every (title, message) the app shows from now on. Shown notifications expire after a
+    few seconds, which a loaded machine can take between two lines of a test."""
+    seen: list[tuple[str, str]] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> None:
+        seen.append((str(kwargs.get("title", "")), str(message)))
+        notify(message, *args, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return seen
 
 
-def messages(app: SweTuiApp) -> list[str]:
-    return [notification.message for notification in app._notifications]
+def asked(seen: list[tuple[str, str]]) -> int:
+    return sum(message == AGAIN for _, message in seen)
 
 
 async def test_two_ctrl_c_in_a_row_quit(tmp_path: Path):
     app = app_for(tmp_path / "ws")
+    seen = notices(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+c")
+        await until(pilot, lambda: asked(seen) == 1, "the first ctrl+c asked")
         assert app.is_running
-        assert "Press ctrl+c again to quit (ctrl+q quits at once)." in messages(app)
         await pilot.press("x", "ctrl+c")  # another key in between: not twice in a row
+        await until(pilot, lambda: asked(seen) == 2, "it asked again instead of quitting")
         assert app.is_running
         await pilot.press("ctrl+c")
-        await pilot.pause()
-        assert not app.is_running
+        await until(pilot, lambda: not app.is_running, "the second in a row quit")
     assert app.return_code == 0
 
 
 async def test_ctrl_c_interrupts_a_working_agent_then_quits(tmp_path: Path):
     provider = ScriptedProvider(answer("thinking for ever"), hang=True)
     app = app_for(tmp_path / "ws", provider)
+    seen = notices(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.click(PromptInput)
         await pilot.press(*"hello", "enter")
-        await until(pilot, lambda: app.session.busy)
+        await until(pilot, lambda: app.session.busy, "the agent is working")
         await pilot.press("ctrl+c")
-        await until(pilot, lambda: not app.session.busy)
+        await until(pilot, lambda: not app.session.busy, "the agent was interrupted")
         assert app.is_running
-        assert any(n.title == "Interrupted" for n in app._notifications)
+        assert ("Interrupted", AGAIN) in seen
         await pilot.press("ctrl+c")
-        await pilot.pause()
-        assert not app.is_running
+        await until(pilot, lambda: not app.is_running, "the second ctrl+c quit")
 
 
 async def test_ctrl_c_copies_a_selection_in_the_prompt(tmp_path: Path):
@@ -71,7 +78,10 @@ async def test_ctrl_c_copies_a_selection_in_the_prompt(tmp_path: Path):
         prompt = app.screen.query_one(PromptInput)
         prompt.focus()
         await pilot.press(*"copy me", "shift+home")
-        assert prompt.selected_text == "copy me"
+        await until(pilot, lambda: prompt.selected_text == "copy me", "the text is selected")
         await pilot.press("ctrl+c", "ctrl+c")
+        # Typing over the selection afterwards shows both ctrl+c were taken, and neither quit.
+        await pilot.press("z")
+        await until(pilot, lambda: prompt.text == "z", "typing replaced the selection")
         assert app.is_running
         assert app.clipboard == "copy me"
