@@ -4,6 +4,10 @@ The bus calls listeners synchronously, possibly from another thread. Stream frag
 (answer and reasoning chunks) are the hot path: they are coalesced here and handed on at
 most once a frame, so a fast model costs one transcript update per frame, not per token.
 Every other event is forwarded as it comes, after any buffered text, so order is kept.
+
+This is the UI's only subscription to the bus: one listener, one thread hop, events in the
+order published. The screen dispatches `SessionEvent`s by type and hands each pane what it
+shows (the gauge its budget, the inspector its changed items, the queue its approvals).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from textual.message_pump import MessagePump
 
 from swetui.agent import Session
 from swetui.agent.turn_events import AnswerChunk, ReasoningChunk
+from swetui.engine.bus import EventBus
 
 __all__ = ["EventBridge", "Session", "SessionEvent", "StreamText"]
 
@@ -54,11 +59,13 @@ class EventBridge:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._key: tuple[int, str] | None = None
         self._parts: list[str] = []
-        self._flush_handle: asyncio.Handle | None = None
+        self._scheduled = False
+        """A flush is on its way for the buffered text (armed, or being armed)."""
+        self._flush_handle: asyncio.TimerHandle | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._lock = threading.Lock()
 
-    def attach(self, bus: Any) -> None:
+    def attach(self, bus: EventBus) -> None:
         """Start listening (call from the app's event loop)."""
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
@@ -80,37 +87,32 @@ class EventBridge:
                     self._flush_locked()
                 self._key = key
                 self._parts.append(event.text)
-                schedule = self._flush_handle is None
-                if schedule:
-                    self._flush_handle = self._pending_marker
+                schedule = not self._scheduled
+                self._scheduled = True
             if schedule:
                 self._schedule_flush()
             return
         self.flush()
         self.target.post_message(SessionEvent(event))
 
-    _pending_marker: Any = object()
-
     def _schedule_flush(self) -> None:
         loop = self._loop
         if loop is None:
             self.flush()
-            return
-        if threading.get_ident() == self._thread:
-            handle = loop.call_later(self.frame, self.flush)
+        elif threading.get_ident() == self._thread:
+            self._arm()
         else:
-            loop.call_soon_threadsafe(self._schedule_from_loop)
-            return
-        with self._lock:
-            if self._flush_handle is self._pending_marker:
-                self._flush_handle = handle
+            loop.call_soon_threadsafe(self._arm)
 
-    def _schedule_from_loop(self) -> None:
+    def _arm(self) -> None:
+        """Start the frame timer (on the event loop's thread)."""
         assert self._loop is not None
         handle = self._loop.call_later(self.frame, self.flush)
         with self._lock:
-            if self._flush_handle is self._pending_marker:
+            if self._scheduled and self._flush_handle is None:
                 self._flush_handle = handle
+                return
+        handle.cancel()  # flushed meanwhile, or another timer is already armed
 
     def flush(self) -> None:
         """Hand on buffered text now (before any other event, and at the frame tick)."""
@@ -119,7 +121,8 @@ class EventBridge:
 
     def _flush_locked(self) -> None:
         handle, self._flush_handle = self._flush_handle, None
-        if isinstance(handle, asyncio.Handle):
+        self._scheduled = False
+        if handle is not None:
             handle.cancel()
         if self._parts and self._key is not None:
             turn, kind = self._key

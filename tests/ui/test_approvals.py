@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from swetui.agent.approvals import ApprovalQueue
@@ -17,6 +17,7 @@ from swetui.ui.screens.batch_review import BatchReview
 from swetui.ui.screens.deny_reason import DenyReason
 from swetui.ui.screens.item_editor import ItemEditor
 from swetui.ui.widgets import ApprovalQueuePane
+from tests.ui.panes_app import PanesApp
 from tests.ui.waits import until
 
 OLD = "".join(f"line {n}\n" for n in range(1, 31)).replace(
@@ -49,14 +50,15 @@ def protected_action() -> PendingAction:
                        "API_URL=http://localhost\nDEBUG=1\n", protected="writes a .env file")
 
 
-class QueueApp(App[None]):
+class QueueApp(PanesApp):
     """The pane alone, in a right-column-sized box."""
 
     CSS = "#column { width: 60; }"
 
     def __init__(self, actions: list[PendingAction], width: int = 60) -> None:
-        super().__init__()
-        self.queue = ApprovalQueue()
+        queue = ApprovalQueue()
+        super().__init__(queue.bus)
+        self.queue = queue
         self.initial = actions
         self.width = width
         self.futures: dict[str, asyncio.Future[Decision]] = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
@@ -12,6 +12,7 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer
 from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
 from swetui.ui.widgets.gauge import bar_cells, format_tokens
+from tests.ui.panes_app import PanesApp
 from tests.ui.test_approvals import bash_action, edit_action
 from tests.ui.waits import until
 
@@ -31,11 +32,11 @@ def build_engine(history_words: int = 200, memory_words: int = 100) -> ContextEn
     return engine
 
 
-class GaugeApp(App[None]):
+class GaugeApp(PanesApp):
     CSS = "#column { width: 40; height: auto; }"
 
     def __init__(self, engine: ContextEngine, compact: bool | None = False) -> None:
-        super().__init__()
+        super().__init__(engine.bus)
         self.engine = engine
         self.compact = compact
         self.shown: list[Budget] = []
@@ -48,7 +49,7 @@ class GaugeApp(App[None]):
         self.shown.append(message.budget)
 
 
-class NarrowWorkspace(App[None]):
+class NarrowWorkspace(PanesApp):
     """The right column of an 80×24 workspace: gauge, inspector and approvals together."""
 
     CSS = """
@@ -59,9 +60,9 @@ class NarrowWorkspace(App[None]):
     """
 
     def __init__(self, engine: ContextEngine) -> None:
-        super().__init__()
+        super().__init__(engine.bus)
         self.engine = engine
-        self.queue = ApprovalQueue()
+        self.queue = ApprovalQueue(engine.bus)
 
     def compose(self) -> ComposeResult:
         with Horizontal():

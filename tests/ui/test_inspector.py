@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from swetui.engine.budget import BudgetSettings
@@ -15,6 +15,7 @@ from swetui.ui.screens.item_preview import ItemPreview
 from swetui.ui.screens.request_view import RequestView
 from swetui.ui.widgets import BudgetGauge, ContextInspector
 from swetui.ui.widgets.gauge import format_tokens
+from tests.ui.panes_app import PanesApp
 from tests.ui.waits import until
 
 APP_SOURCE = "def main() -> int:\n    return compute(41) + 1\n\n\ndef compute(x: int) -> int:\n" \
@@ -58,13 +59,13 @@ def decorate(engine: ContextEngine) -> ContextEngine:
     return engine
 
 
-class InspectorApp(App[None]):
+class InspectorApp(PanesApp):
     """The gauge above the inspector, as the right column of the workspace shows them."""
 
     CSS = "#column { width: 40; }"
 
     def __init__(self, engine: ContextEngine, root: Path | None = None) -> None:
-        super().__init__()
+        super().__init__(engine.bus)
         self.engine = engine
         self.root = root
         self.compact_requests: list[tuple[str, ...]] = []

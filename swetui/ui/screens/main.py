@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 from rich.text import Text
@@ -18,6 +17,12 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
+from swetui.agent.events import (
+    ApprovalCancelled,
+    ApprovalDecided,
+    ApprovalRequested,
+    ModeChanged,
+)
 from swetui.agent.turn_events import (
     AnswerChunk,
     ModelCallStarted,
@@ -26,14 +31,17 @@ from swetui.agent.turn_events import (
     TurnFinished,
     TurnStarted,
 )
+from swetui.engine.events import BudgetChanged, ItemsChanged
 from swetui.trust import trust_state
 from swetui.trust_review import applies_after_trust, review, trust_reviewed
 from swetui.ui.bridge import EventBridge, Session, SessionEvent, StreamText
 from swetui.ui.commands import MODES, SlashCommands, completion_entries
-from swetui.ui.screens.approval_lines import decision_line, is_approval_event
+from swetui.ui.screens.approval_lines import decision_line
+from swetui.ui.screens.modals import open_modal
 from swetui.ui.screens.trust_review import TrustReview
 from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
 from swetui.ui.widgets.header import WorkspaceHeader, short_path
+from swetui.ui.widgets.modal_requests import ModalRequest
 from swetui.ui.widgets.prompt import PromptBar, PromptInput
 from swetui.ui.widgets.prompt_complete import Completer, list_workspace_files
 from swetui.ui.widgets.status import TurnStatus
@@ -136,15 +144,22 @@ class WorkspaceScreen(Screen[None]):
 
     def on_session_event(self, message: SessionEvent) -> None:
         event = message.event
-        self.transcript.show_event(event)
-        self._follow_status(event)
-        if is_approval_event(event):
-            self._update_pending()
-            line = decision_line(event)
-            if line is not None:
-                self.transcript.notice(line, "decision")
-        elif type(event).__name__ == "ModeChanged":
-            self.header.mode = str(getattr(event, "mode", self.session.mode))
+        match event:
+            case BudgetChanged(budget=budget):
+                self.gauge.show(budget)
+            case ItemsChanged(ids=ids):
+                self.inspector.items_changed(ids)
+            case ApprovalRequested() | ApprovalDecided() | ApprovalCancelled():
+                self.approvals.sync()
+                self._update_pending()
+                self.transcript.notice(decision_line(event), "decision")
+                if isinstance(event, ApprovalRequested) and self.status.running:
+                    self.status.activity = "Waiting for your approval (F5)…"
+            case ModeChanged(mode=mode):
+                self.header.mode = mode
+            case _:
+                self.transcript.show_event(event)
+                self._follow_status(event)
 
     def _follow_status(self, event: BaseModel) -> None:
         status = self.status
@@ -161,8 +176,6 @@ class WorkspaceScreen(Screen[None]):
             case TurnFinished():
                 status.stop()
                 self.header.busy = False
-        if type(event).__name__ == "ApprovalRequested" and status.running:
-            status.activity = "Waiting for your approval (F5)…"
 
     def _update_pending(self) -> None:
         self.header.pending = len(self.session.queue.pending())
@@ -180,12 +193,7 @@ class WorkspaceScreen(Screen[None]):
 
     @staticmethod
     def _within(widget: Widget, ancestor: Widget) -> bool:
-        node: Any = widget
-        while node is not None:
-            if node is ancestor:
-                return True
-            node = node.parent
-        return False
+        return any(node is ancestor for node in widget.ancestors_with_self)
 
     # -- the prompt --------------------------------------------------------------------------
 
@@ -313,6 +321,12 @@ class WorkspaceScreen(Screen[None]):
         """Run a slash command as if typed (the palette uses this)."""
         self.transcript.notice(Text(f"› {text}", style="bold"), "command")
         self._run_command(text)
+
+    @on(ModalRequest)
+    def _open_modal(self, message: ModalRequest) -> None:
+        """A pane asked for a modal (deny reason, editor, batch review, preview)."""
+        message.stop()
+        open_modal(self.app, message)
 
     @on(ContextInspector.CompactRequested)
     def _compact_selection(self, message: ContextInspector.CompactRequested) -> None:

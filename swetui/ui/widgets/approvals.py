@@ -1,17 +1,18 @@
 """The approval queue pane: every pending edit, write and command, with a preview of the
 selected one and the keys to decide it.
 
-The pane follows the queue's events (requested, decided, cancelled) and resolves actions
-only through `ApprovalQueue.approve`/`deny`, whose futures the agent awaits. It posts
-`CountChanged` when the number of pending actions changes (a badge in the header) and
-`Decided` for each decision made here (a line in the transcript).
+The screen calls `sync` on each of the queue's events (requested, decided, cancelled: through
+the UI's one event bridge). The pane resolves actions only through `ApprovalQueue.approve` /
+`deny`, whose futures the agent awaits, and asks the screen for the modals (deny reason,
+editor, batch review). It posts `CountChanged` when the number of pending actions changes (a
+badge in the header) and `Decided` for each decision made here (a line in the transcript).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,19 +22,21 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from swetui.agent.approvals import ApprovalQueue
+from swetui.agent.approvals import ApprovalQueue, UnknownActionError
 from swetui.agent.events import (
-    ApprovalCancelled,
-    ApprovalDecided,
-    ApprovalRequested,
     Decision,
     PendingAction,
+    Remember,
 )
-from swetui.ui.widgets.approval_actions import ApprovalActions
 from swetui.ui.widgets.approval_preview import KIND_ICONS, ActionPreview, action_title
+from swetui.ui.widgets.modal_requests import (
+    ApprovalEditRequested,
+    BatchReviewRequested,
+    DenyReasonRequested,
+)
 
 
-class ApprovalQueuePane(ApprovalActions, Widget):
+class ApprovalQueuePane(Widget):
     """Pending actions, the selected one previewed; approve, deny, edit, pick hunks."""
 
     DEFAULT_CSS = """
@@ -80,9 +83,6 @@ class ApprovalQueuePane(ApprovalActions, Widget):
             self.action = action
             self.decision = decision
 
-    class _QueueChanged(Message):
-        """The queue published an event (maybe from another thread)."""
-
     def __init__(self, queue: ApprovalQueue, *, id: str | None = None,  # noqa: A002
                  root: Path | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -93,7 +93,6 @@ class ApprovalQueuePane(ApprovalActions, Widget):
         self.rejected: dict[str, set[int]] = {}
         """Hunks the user rejected, per action id."""
         self._count: int | None = None
-        self._unsubscribe: list[Callable[[], None]] = []
 
     def compose(self) -> ComposeResult:
         yield Static("Approvals", id="approvals-title")
@@ -108,23 +107,7 @@ class ApprovalQueuePane(ApprovalActions, Widget):
     def preview(self) -> ActionPreview:
         return self.query_one(ActionPreview)
 
-    # -- queue bridge ----------------------------------------------------------------------
-
     def on_mount(self) -> None:
-        for kind in (ApprovalRequested, ApprovalDecided, ApprovalCancelled):
-            self._unsubscribe.append(self.queue.bus.subscribe(self._on_bus, kind))
-        self.sync()
-
-    def on_unmount(self) -> None:
-        for unsubscribe in self._unsubscribe:
-            unsubscribe()
-        self._unsubscribe.clear()
-
-    def _on_bus(self, event: Any) -> None:
-        self.post_message(self._QueueChanged())  # thread-safe
-
-    def _on_approval_queue_pane__queue_changed(self, message: _QueueChanged) -> None:
-        message.stop()
         self.sync()
 
     def sync(self) -> None:
@@ -190,3 +173,140 @@ class ApprovalQueuePane(ApprovalActions, Widget):
         """Focusing the pane focuses its list (where its keys apply)."""
         self.option_list.focus(scroll_visible)
         return self
+
+    # -- decisions (each resolves the future the agent awaits) ---------------------------
+
+    def _decided(self, action: PendingAction, decision: Decision) -> None:
+        self.post_message(self.Decided(action, decision))
+        self.sync()
+
+    def _approve(self, action: PendingAction, *, remember: Remember = "once",
+                 edited: str | None = None, unconfined: bool = False) -> None:
+        rejected = self.rejected.get(action.id, set())
+        hunks: list[int] | None = None
+        if rejected and edited is None and action.kind != "bash":
+            hunks = [hunk.index for hunk in action.hunks if hunk.index not in rejected]
+            if not hunks:
+                self.notify("Every hunk is rejected: deny it instead (n)", severity="warning")
+                return
+        try:
+            decision = self.queue.approve(action.id, hunks=hunks, edited=edited,
+                                          remember=remember, unconfined=unconfined)
+        except UnknownActionError:
+            self.notify("That action was already decided", severity="warning")
+            self.sync()
+            return
+        self._decided(action, decision)
+
+    def action_approve(self) -> None:
+        """Approve the selected action (only its accepted hunks, if some were rejected)."""
+        if (action := self.selected_action) is not None:
+            self._approve(action)
+
+    def action_approve_session(self) -> None:
+        """Approve and allow the same for the rest of this session."""
+        if (action := self.selected_action) is not None:
+            self._approve(action, remember="session")
+
+    def action_approve_workspace(self) -> None:
+        """Approve and always allow the same in this workspace (a rule in its config)."""
+        if (action := self.selected_action) is not None:
+            self._approve(action, remember="workspace")
+
+    def action_approve_unconfined(self) -> None:
+        """Approve the selected command and run it outside the sandbox (a one-off)."""
+        action = self.selected_action
+        if action is not None and action.kind == "bash":
+            self._approve(action, unconfined=True)
+
+    def action_approve_all(self) -> None:
+        """Approve every pending action as proposed (never an unconfined run: that is
+        decided one by one)."""
+        skipped = 0
+        for action in list(self.actions):
+            if action.sandbox_denied is not None:
+                skipped += 1
+                continue
+            try:
+                decision = self.queue.approve(action.id)
+            except UnknownActionError:
+                continue
+            self._decided(action, decision)
+        if skipped:
+            self.notify("Running a command outside the sandbox is decided one at a time (y)",
+                        severity="warning")
+
+    def action_deny(self) -> None:
+        """Deny the selected action with a reason the model is told (the screen asks)."""
+        action = self.selected_action
+        if action is not None:
+            self.post_message(DenyReasonRequested(action, partial(self.deny, action)))
+
+    def deny(self, action: PendingAction, reason: str) -> None:
+        """Deny `action`, telling the model `reason`."""
+        try:
+            decision = self.queue.deny(action.id, reason)
+        except UnknownActionError:
+            self.sync()
+            return
+        self._decided(action, decision)
+
+    def action_edit(self) -> None:
+        """Edit the new content (or the command) and approve the edited version."""
+        action = self.selected_action
+        if action is not None:
+            self.post_message(ApprovalEditRequested(action, partial(self.approve_edited,
+                                                                    action)))
+
+    def approve_edited(self, action: PendingAction, text: str) -> None:
+        """Approve `action` with the user's version of its content (or command)."""
+        self._approve(action, edited=text)
+
+    def _has_hunks(self) -> bool:
+        action = self.selected_action
+        return action is not None and action.kind != "bash" and bool(action.hunks)
+
+    def action_toggle_hunk(self) -> None:
+        """Accept or reject the current hunk (y then applies only the accepted ones)."""
+        action = self.selected_action
+        if action is None or not self._has_hunks():
+            return
+        index = self.preview.diff.toggle_current()
+        if index is not None:
+            self.rejected[action.id] = set(self.preview.diff.rejected)
+
+    def action_next_hunk(self) -> None:
+        self.preview.diff.go(1)
+
+    def action_previous_hunk(self) -> None:
+        self.preview.diff.go(-1)
+
+    def action_batch_review(self) -> None:
+        """Review every pending action together, deciding each."""
+        if self.actions:
+            self.post_message(BatchReviewRequested(list(self.actions), self.decide_batch))
+
+    def decide_batch(self, choices: dict[str, bool]) -> None:
+        """Approve (True) or deny each action by id, as the batch review chose."""
+        by_id = {action.id: action for action in self.actions}
+        for action_id, approve in choices.items():
+            action = by_id.get(action_id)
+            if action is None or (approve and action.sandbox_denied is not None):
+                continue
+            try:
+                decision = (self.queue.approve(action_id) if approve else
+                            self.queue.deny(action_id, "Denied in batch review."))
+            except UnknownActionError:
+                continue
+            self._decided(action, decision)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in {"toggle_hunk", "next_hunk", "previous_hunk"}:
+            return self._has_hunks() or None
+        if action == "approve_unconfined":
+            selected = self.selected_action
+            return (selected is not None and selected.kind == "bash") or None
+        if action in {"approve", "deny", "edit", "approve_session", "approve_workspace",
+                      "approve_all", "batch_review"}:
+            return self.selected_action is not None or None
+        return True

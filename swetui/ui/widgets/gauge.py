@@ -1,13 +1,13 @@
 """The budget gauge: one bar for the whole window, the compaction threshold marked on it, and
 a row per layer with its tokens, share of the window and budget.
 
-The gauge listens to the engine's `BudgetChanged` events. Repaints are throttled to about 30
-a second (a burst of changes costs one repaint per frame) but the last value always shows.
+The screen hands the gauge each budget the engine publishes (`BudgetChanged`, through the
+UI's one event bridge). Repaints are throttled to about 30 a second (a burst of changes costs
+one repaint per frame) but the last value always shows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from time import monotonic
 
 from rich.style import Style
@@ -19,7 +19,6 @@ from textual.widget import Widget
 
 from swetui.engine.budget import Budget, LayerUsage
 from swetui.engine.context import ContextEngine
-from swetui.engine.events import BudgetChanged
 from swetui.engine.items import Layer
 
 FRAME = 1 / 30
@@ -120,13 +119,6 @@ class BudgetGauge(Widget):
             super().__init__()
             self.budget = budget
 
-    class _Changed(Message):
-        """A budget arrived from the engine's bus (possibly from another thread)."""
-
-        def __init__(self, budget: Budget) -> None:
-            super().__init__()
-            self.budget = budget
-
     def __init__(self, engine: ContextEngine, *, id: str | None = None,  # noqa: A002
                  classes: str | None = None, compact: bool | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -136,29 +128,11 @@ class BudgetGauge(Widget):
         self._pending: Budget | None = None
         self._last_paint = 0.0
         self._timer: Timer | None = None
-        self._unsubscribe: Callable[[], None] | None = None
         self.compact: bool | None = compact
         """Force the compact (True) or full (False) layout; None picks by terminal height."""
 
-    # -- engine bridge ---------------------------------------------------------------------
-
     def on_mount(self) -> None:
-        self._unsubscribe = self.engine.bus.subscribe(self._on_bus, BudgetChanged)
         self.show(self.engine.budget())
-
-    def on_unmount(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-
-    def _on_bus(self, event: object) -> None:
-        # Called by the engine, maybe from a worker thread: post_message is thread-safe.
-        if isinstance(event, BudgetChanged):
-            self.post_message(self._Changed(event.budget))
-
-    def _on_budget_gauge__changed(self, message: _Changed) -> None:
-        message.stop()
-        self.show(message.budget)
 
     # -- showing ---------------------------------------------------------------------------
 

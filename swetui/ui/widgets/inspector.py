@@ -1,19 +1,20 @@
 """The context inspector: a row per context item, grouped by layer, that the user steers.
 
-A Line-API list (only the visible rows are ever drawn) over `InspectorRows`. It follows the
-engine's `ItemsChanged` events incrementally: a changed item repaints its own row and its
-layer's header; only a new item or a pin/unpin re-flattens the row order. The cursor stays
-on the same item across every refresh. The key actions live in `InspectorActions`.
+A Line-API list (only the visible rows are ever drawn) over `InspectorRows`. The screen hands
+it the engine's `ItemsChanged` events (from the UI's one event bridge) and it follows them
+incrementally: a changed item repaints its own row and its layer's header; only a new item or
+a pin/unpin re-flattens the row order. The cursor stays on the same item across every
+refresh. Its keys act through the engine's public API and ask the screen for the modals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
-from rich.style import Style
-from textual import events
+from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -21,19 +22,25 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from swetui.engine.context import ContextEngine, UnknownItem
-from swetui.engine.events import ItemsChanged
-from swetui.engine.items import ContextItem, Layer
+from swetui.engine.items import ContextItem, ItemState, Layer
 from swetui.ui.widgets.gauge import component_foreground
-from swetui.ui.widgets.inspector_actions import InspectorActions
-from swetui.ui.widgets.inspector_render import (
-    RowStyles,
-    render_header,
-    render_item,
-)
+from swetui.ui.widgets.inspector_render import RowStyles, render_row
 from swetui.ui.widgets.inspector_rows import HeaderRow, InspectorRows, Row
+from swetui.ui.widgets.inspector_steering import (
+    REFRESHABLE,
+    Unreadable,
+    read_item_file,
+    toggle_dropped,
+    toggle_pins,
+)
+from swetui.ui.widgets.modal_requests import (
+    ItemEditRequested,
+    ItemPreviewRequested,
+    RequestViewRequested,
+)
 
 
-class ContextInspector(InspectorActions, ScrollView, can_focus=True):
+class ContextInspector(ScrollView, can_focus=True):
     """Every context item, grouped by layer: pin, drop, edit, preview, refresh, compact."""
 
     DEFAULT_CSS = """
@@ -94,13 +101,6 @@ class ContextInspector(InspectorActions, ScrollView, can_focus=True):
             super().__init__()
             self.item_ids = item_ids
 
-    class _Changed(Message):
-        """Items changed in the engine (posted from the bus, maybe from another thread)."""
-
-        def __init__(self, ids: tuple[str, ...]) -> None:
-            super().__init__()
-            self.ids = ids
-
     def __init__(self, engine: ContextEngine, *, id: str | None = None,  # noqa: A002
                  root: Path | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -112,27 +112,14 @@ class ContextInspector(InspectorActions, ScrollView, can_focus=True):
         self._cursor = 0
         self._cursor_row: Row | None = None
         self._pending: set[str] = set()
-        self._unsubscribe: Callable[[], None] | None = None
-
-    # -- engine bridge ---------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self._unsubscribe = self.engine.bus.subscribe(self._on_bus, ItemsChanged)
         self.reload()
 
-    def on_unmount(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-
-    def _on_bus(self, event: object) -> None:
-        if isinstance(event, ItemsChanged):  # post_message is thread-safe
-            self.post_message(self._Changed(event.ids))
-
-    def _on_context_inspector__changed(self, message: _Changed) -> None:
-        message.stop()
+    def items_changed(self, ids: tuple[str, ...]) -> None:
+        """Repaint these items' rows (the screen calls this on the engine's `ItemsChanged`)."""
         first = not self._pending
-        self._pending.update(message.ids)
+        self._pending.update(ids)
         if first:  # one pass for a burst of events
             self.call_later(self._apply_pending)
 
@@ -290,6 +277,82 @@ class ContextInspector(InspectorActions, ScrollView, can_focus=True):
             return self.cursor_item is not None or None
         return True
 
+    # -- key actions (through the engine's public API; modals via the screen) ---------------
+
+    def _items(self) -> list[ContextItem]:
+        return [item for item_id in self.targets() if (item := self.item(item_id)) is not None]
+
+    def action_pin(self) -> None:
+        """Pin the targets (all already pinned: unpin them)."""
+        toggle_pins(self.engine, self._items())
+
+    def action_drop(self) -> None:
+        """Drop the targets from the request (all already out: restore them)."""
+        toggle_dropped(self.engine, self._items())
+
+    def action_compact(self) -> None:
+        """Ask the app to compact the targets (the compactor is not the inspector's)."""
+        ids = tuple(self.targets())
+        if not ids:
+            self.notify("Nothing to compact: select items first", severity="warning")
+            return
+        self.post_message(self.CompactRequested(ids))
+
+    def action_edit(self) -> None:
+        """Edit what is sent for the item under the cursor (the original is kept)."""
+        item = self.cursor_item
+        if item is not None:
+            self.post_message(ItemEditRequested(item, partial(self.edit_item, item.id),
+                                                partial(self.revert_item, item.id)))
+
+    def edit_item(self, item_id: str, text: str) -> None:
+        """Send `text` instead of the item's content (if the item is still there)."""
+        if self.item(item_id) is not None:
+            self.engine.edit(item_id, text)
+
+    def revert_item(self, item_id: str) -> None:
+        """Send the item's original content again."""
+        if (item := self.item(item_id)) is not None:
+            self.engine.revert_edit(item_id)
+            self.notify(f"Restored the original of {item.title}")
+
+    def action_preview(self) -> None:
+        """Show the item's full content, highlighted when it is code."""
+        item = self.cursor_item
+        if item is not None:
+            self.post_message(ItemPreviewRequested(item, self.engine.sent_tokens(item.id)))
+
+    def action_what_is_sent(self) -> None:
+        """Show the exact next request, as the engine assembles it."""
+        self.post_message(RequestViewRequested(self.engine))
+
+    def action_refresh_item(self) -> None:
+        """Re-read the targets' files from disk (stale ones first of all)."""
+        items = [item for item in self._items()
+                 if item.source.path and item.kind in REFRESHABLE]
+        if not items:
+            self.notify("Only files (@path, memory, notes) can be re-read; a tool result keeps "
+                        "what the tool returned", severity="warning")
+            return
+        self._reread([(item.id, item.source.path or "") for item in items])
+
+    @work(group="inspector-refresh", exit_on_error=False)
+    async def _reread(self, sources: list[tuple[str, str]]) -> None:
+        """Read each file off the event loop, then hand the text to the engine."""
+        refreshed = 0
+        for item_id, relative in sources:
+            current = len(item.content) if (item := self.item(item_id)) else 0
+            text = await asyncio.to_thread(read_item_file, self.root or Path.cwd(), relative,
+                                           current)
+            if isinstance(text, Unreadable):
+                self.notify(text.message, severity=text.severity)
+            elif self.item(item_id) is not None:
+                self.engine.update(item_id, content=text, original=None,
+                                   state=ItemState.INCLUDED, reason="refreshed from disk")
+                refreshed += 1
+        if refreshed:
+            self.notify(f"Refreshed {refreshed} item{'s' if refreshed != 1 else ''} from disk")
+
     # -- mouse -----------------------------------------------------------------------------
 
     async def _on_click(self, event: events.Click) -> None:
@@ -315,15 +378,6 @@ class ContextInspector(InspectorActions, ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
 
-    def _styles(self) -> RowStyles:
-        def part(name: str) -> Style:
-            return component_foreground(self, f"context-inspector--{name}")
-
-        return RowStyles(header=part("header"), muted=part("muted"), pin=part("pin"),
-                         selected_mark=part("selected-mark"), dropped=part("dropped"),
-                         stale=part("stale"), edited=part("edited"),
-                         compacted=part("compacted"))
-
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
@@ -331,24 +385,15 @@ class ContextInspector(InspectorActions, ScrollView, can_focus=True):
         if not 0 <= index < len(self.rows):
             return Strip.blank(width, base)
         row = self.rows.rows[index]
-        styles = self._styles()
-        if isinstance(row, HeaderRow):
-            ids = self.rows.items_in(row.layer)
-            tokens = sum(self.engine.sent_tokens(item_id) for item_id in ids)
-            chosen = sum(1 for item_id in ids if item_id in self.selected)
-            text = render_header(row.layer, len(ids), tokens, width, selected=chosen,
-                                 row=index, styles=styles)
-            line_style = base
-        else:
-            item = self.item(row)
-            if item is None:
-                return Strip.blank(width, base)
-            chosen = row in self.selected
-            text = render_item(item, self.engine.sent_tokens(row), width, selected=chosen,
-                               row=index, styles=styles)
-            line_style = base
-            if chosen:
-                line_style += self.get_component_rich_style("context-inspector--selected")
+        styles = RowStyles.read(
+            lambda name: component_foreground(self, f"context-inspector--{name}"))
+        text = render_row(row, self.engine, self.rows, self.selected, width, index=index,
+                          styles=styles)
+        if text is None:
+            return Strip.blank(width, base)
+        line_style = base
+        if isinstance(row, str) and row in self.selected:
+            line_style += self.get_component_rich_style("context-inspector--selected")
         if index == self._cursor:
             line_style += self.get_component_rich_style("context-inspector--cursor")
         strip = Strip(list(text.render(self.app.console, end="")), width)

@@ -7,13 +7,16 @@ its style meta so a click knows which row and column it hit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
 
+from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.engine.items import ContextItem, ItemState, Layer
 from swetui.ui.widgets.gauge import format_tokens
+from swetui.ui.widgets.inspector_rows import HeaderRow, InspectorRows, Row
 
 PIN_MARK = "◆"
 UNPINNED_MARK = "◇"
@@ -56,6 +59,30 @@ class RowStyles:
     stale: Style
     edited: Style
     compacted: Style
+
+    @classmethod
+    def read(cls, part: Callable[[str], Style]) -> RowStyles:
+        """The styles, `part(name)` giving each one (from a component class)."""
+        return cls(header=part("header"), muted=part("muted"), pin=part("pin"),
+                   selected_mark=part("selected-mark"), dropped=part("dropped"),
+                   stale=part("stale"), edited=part("edited"), compacted=part("compacted"))
+
+
+def render_row(row: Row, engine: ContextEngine, rows: InspectorRows, selected: set[str],
+               width: int, *, index: int, styles: RowStyles) -> Text | None:
+    """Row `index` of the list: a layer header or an item (None: the item is gone)."""
+    if isinstance(row, HeaderRow):
+        ids = rows.items_in(row.layer)
+        tokens = sum(engine.sent_tokens(item_id) for item_id in ids)
+        chosen = sum(1 for item_id in ids if item_id in selected)
+        return render_header(row.layer, len(ids), tokens, width, selected=chosen, row=index,
+                             styles=styles)
+    try:
+        item = engine.get(row)
+    except UnknownItem:
+        return None
+    return render_item(item, engine.sent_tokens(row), width, selected=row in selected,
+                       row=index, styles=styles)
 
 
 def render_item(item: ContextItem, sent_tokens: int, width: int, *, selected: bool,

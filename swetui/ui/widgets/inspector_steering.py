@@ -1,0 +1,72 @@
+"""What the inspector's keys change, without the widget: pin or unpin, drop or restore a set
+of items through the engine's public API, and re-read an item's file from disk.
+
+The engine's events then repaint the inspector's rows and the gauge, so the screen always
+shows what the engine holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from swetui.engine.context import ContextEngine
+from swetui.engine.files import read_error
+from swetui.engine.items import ContextItem, ItemKind, ItemState
+from swetui.engine.sources import read_workspace_text
+
+REFRESHABLE = frozenset({ItemKind.FILE, ItemKind.MEMORY_FILE, ItemKind.SESSION_NOTES})
+"""Kinds whose content is a file's text, so re-reading the file refreshes them."""
+
+REFRESH_MAX_BYTES = 256_000
+
+
+def toggle_pins(engine: ContextEngine, items: list[ContextItem]) -> None:
+    """Pin the items (all already pinned: unpin them), as one change."""
+    if not items:
+        return
+    pin = not all(item.pinned for item in items)
+    with engine.batch("pinned" if pin else "unpinned"):
+        for item in items:
+            if pin:
+                engine.pin(item.id)
+            else:
+                engine.unpin(item.id)
+
+
+def toggle_dropped(engine: ContextEngine, items: list[ContextItem]) -> None:
+    """Drop the items from the request (all already out: restore them), as one change."""
+    if not items:
+        return
+    out = (ItemState.DROPPED, ItemState.COMPACTED)
+    restore = all(item.state in out and not item.pinned for item in items)
+    with engine.batch("restored" if restore else "dropped"):
+        for item in items:
+            if restore:
+                engine.restore(item.id)
+            else:
+                engine.drop(item.id)
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why an item's file could not be re-read, as the user is told."""
+
+    message: str
+    severity: Literal["warning", "error"]
+
+
+def read_item_file(root: Path, relative: str, current: int = 0) -> str | Unreadable:
+    """The text of an item's file (`relative` to `root`, still inside it); blocking. Reads up
+    to `REFRESH_MAX_BYTES`, or the item's `current` size in characters if that is more."""
+    limit = max(REFRESH_MAX_BYTES, current)
+    try:
+        loaded = read_workspace_text(root, relative, limit)
+    except FileNotFoundError:
+        return Unreadable(f"{relative} is gone from disk", "warning")
+    except OSError as exc:
+        return Unreadable(read_error(relative, exc), "error")
+    if loaded is None:
+        return Unreadable(f"{relative} is now a binary file", "error")
+    return loaded.text
