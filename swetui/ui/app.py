@@ -5,16 +5,15 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.widgets import Input, TextArea
 
+from swetui.agent import Session
 from swetui.interrupts import EXIT_INTERRUPTED, CtrlC, close_loop, event_loop
 from swetui.options import LaunchOptions
-from swetui.ui.bridge import Session
 from swetui.ui.palette import PROVIDERS
 from swetui.ui.screens.main import WorkspaceScreen
 from swetui.ui.themes import ThemeCatalog, load_themes
@@ -44,8 +43,7 @@ class SweTuiApp(App[int]):
         self.catalog: ThemeCatalog = load_themes(theme_dirs)
         for registered in self.catalog.themes.values():
             self.register_theme(registered)
-        settings = getattr(session.workspace, "settings", None)
-        wanted = theme or self.options.theme or getattr(settings, "theme", None)
+        wanted = theme or self.options.theme or session.workspace.settings.theme
         name, self._theme_problem = self.catalog.pick(wanted)
         self.theme = name
 
@@ -60,10 +58,8 @@ class SweTuiApp(App[int]):
 
     @work(group="watch", exclusive=True, exit_on_error=False)
     async def _watch_workspace(self) -> None:
-        """Follow file changes on disk, when the session offers it."""
-        watch = getattr(self.session, "watch", None)
-        if callable(watch):
-            await watch()
+        """Follow file changes on disk."""
+        await self.session.watch()
 
     def reopen(self, *, resume: str) -> None:
         """Close this session and open `resume` in its place (`/resume ID`)."""
@@ -114,7 +110,7 @@ class SweTuiApp(App[int]):
         self.run_worker(self.action_quit(), group="quit", exit_on_error=False)
 
 
-async def _open_in_thread(options: LaunchOptions) -> Any:
+async def _open_in_thread(options: LaunchOptions) -> Session:
     import asyncio
 
     from swetui.agent.session import AgentSession
@@ -122,13 +118,11 @@ async def _open_in_thread(options: LaunchOptions) -> Any:
     return await asyncio.to_thread(AgentSession.open, options)
 
 
-async def _close(session: Any) -> None:
-    closer = getattr(session, "aclose", None)
-    if closer is not None:
-        try:
-            await closer()
-        except Exception:  # closing must never stop the app from quitting
-            pass
+async def _close(session: Session) -> None:
+    try:
+        await session.aclose()
+    except Exception:  # closing must never stop the app from quitting
+        pass
 
 
 def open_errors() -> tuple[type[BaseException], ...]:

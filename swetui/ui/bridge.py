@@ -15,17 +15,13 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from pydantic import BaseModel
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from swetui.agent import Session
-from swetui.agent.turn_events import AnswerChunk, ReasoningChunk
+from swetui.agent import AgentEvent, AnswerChunk, ReasoningChunk
 from swetui.engine.bus import EventBus
-
-__all__ = ["EventBridge", "Session", "SessionEvent", "StreamText"]
 
 FRAME_SECONDS = 1 / 30
 """How often buffered stream text is handed to the transcript (the UI's lag bound)."""
@@ -34,7 +30,7 @@ FRAME_SECONDS = 1 / 30
 class SessionEvent(Message):
     """An engine, turn, approval or compaction event, in order."""
 
-    def __init__(self, event: BaseModel) -> None:
+    def __init__(self, event: AgentEvent) -> None:
         super().__init__()
         self.event = event
 
@@ -78,7 +74,7 @@ class EventBridge:
         self.flush()
 
     def on_event(self, event: BaseModel) -> None:
-        """The bus listener: buffer stream text, forward everything else."""
+        """The bus listener: buffer stream text, forward every other `AgentEvent`."""
         if isinstance(event, AnswerChunk | ReasoningChunk):
             kind = "answer" if isinstance(event, AnswerChunk) else "reasoning"
             with self._lock:
@@ -92,8 +88,9 @@ class EventBridge:
             if schedule:
                 self._schedule_flush()
             return
-        self.flush()
-        self.target.post_message(SessionEvent(event))
+        if isinstance(event, AgentEvent):  # what a session publishes, and nothing else
+            self.flush()
+            self.target.post_message(SessionEvent(event))
 
     def _schedule_flush(self) -> None:
         loop = self._loop

@@ -9,11 +9,13 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from swetui.agent import Session
 from swetui.engine.files import read_error
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 from swetui.ui.widgets.status import format_tokens
@@ -75,18 +77,25 @@ class SlashCommands:
 
     def __init__(self, screen: WorkspaceScreen) -> None:
         self.screen = screen
+        self.handlers: dict[str, Callable[[str], Awaitable[None] | None]] = {
+            "compact": self.cmd_compact, "context": self.cmd_context, "init": self.cmd_init,
+            "notes": self.cmd_notes, "stats": self.cmd_stats, "mode": self.cmd_mode,
+            "model": self.cmd_model, "undo": self.cmd_undo, "clear": self.cmd_clear,
+            "resume": self.cmd_resume, "rules": self.cmd_rules, "trust": self.cmd_trust,
+            "help": self.cmd_help,
+        }
+        """What each command in `COMMANDS` runs, by name."""
 
     @property
-    def session(self) -> Any:
+    def session(self) -> Session:
         return self.screen.session
 
-    def say(self, content: Any, kind: str = "info") -> None:
+    def say(self, content: RenderableType, kind: str = "info") -> None:
         self.screen.transcript.notice(content, kind)
 
     async def run(self, text: str) -> None:
         name, argument = parse(text)
-        handler: Callable[[str], Awaitable[None] | None] | None = getattr(
-            self, f"cmd_{name.replace('-', '_')}", None)
+        handler = self.handlers.get(name)
         if name not in BY_NAME or handler is None:
             close = [c.name for c in COMMANDS if c.name.startswith(name[:2])] if name else []
             hint = f" Did you mean /{close[0]}?" if close else ""
@@ -218,9 +227,7 @@ class SlashCommands:
         table.add_column("id")
         table.add_column("details", overflow="ellipsis")
         for entry in sessions[:20]:
-            session_id = getattr(entry, "session_id", None) or getattr(entry, "id", entry)
-            details = getattr(entry, "title", None) or getattr(entry, "summary", "") or ""
-            table.add_row(str(session_id), str(details))
+            table.add_row(entry.session_id, entry.title)
         self.say(table)
 
     def cmd_help(self, _: str) -> None:

@@ -7,7 +7,6 @@ import asyncio
 import re
 from pathlib import Path
 
-from pydantic import BaseModel
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -17,15 +16,15 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from swetui.agent.events import (
+from swetui.agent import (
+    AgentEvent,
+    AnswerChunk,
     ApprovalCancelled,
     ApprovalDecided,
     ApprovalRequested,
     ModeChanged,
-)
-from swetui.agent.turn_events import (
-    AnswerChunk,
     ModelCallStarted,
+    Session,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
@@ -34,7 +33,7 @@ from swetui.agent.turn_events import (
 from swetui.engine.events import BudgetChanged, ItemsChanged
 from swetui.trust import trust_state
 from swetui.trust_review import applies_after_trust, review, trust_reviewed
-from swetui.ui.bridge import EventBridge, Session, SessionEvent, StreamText
+from swetui.ui.bridge import EventBridge, SessionEvent, StreamText
 from swetui.ui.commands import MODES, SlashCommands, completion_entries
 from swetui.ui.screens.approval_lines import decision_line
 from swetui.ui.screens.modals import open_modal
@@ -120,13 +119,11 @@ class WorkspaceScreen(Screen[None]):
         self.bridge.attach(self.session.bus)
         self.transcript.notice(WELCOME, "welcome")
         self.transcript.replay(self.session.transcript())
-        for notice in getattr(self.session, "notices", ()):
+        for notice in self.session.notices:
             # Text, not markup: a notice can quote what a repository wrote.
             self.transcript.notice(Text(f"! {notice}"), "warning")
         self._update_pending()
-        start = getattr(self.session, "start", None)
-        if callable(start):
-            start()
+        self.session.start()
         self._index_files()
         self._check_sandbox()
         self._check_size(self.size.width, self.size.height)
@@ -161,7 +158,7 @@ class WorkspaceScreen(Screen[None]):
                 self.transcript.show_event(event)
                 self._follow_status(event)
 
-    def _follow_status(self, event: BaseModel) -> None:
+    def _follow_status(self, event: AgentEvent) -> None:
         status = self.status
         match event:
             case TurnStarted():
@@ -247,7 +244,7 @@ class WorkspaceScreen(Screen[None]):
 
     @work(thread=True, group="sandbox", exclusive=True, exit_on_error=False)
     def _check_sandbox(self) -> None:
-        notice = getattr(self.session, "sandbox_notice", lambda: None)()
+        notice = self.session.sandbox_notice()
         if notice:
             self.app.call_from_thread(self._sandbox_off, notice)
 
@@ -262,12 +259,7 @@ class WorkspaceScreen(Screen[None]):
         self.app.call_from_thread(setattr, self.completer, "files", files)
 
     def _session_ids(self) -> list[str]:
-        ids = []
-        for entry in self.session.sessions():
-            value = getattr(entry, "session_id", None) or getattr(entry, "id", None)
-            if value:
-                ids.append(str(value))
-        return ids
+        return [entry.session_id for entry in self.session.sessions()]
 
     # -- actions (keys and palette) ----------------------------------------------------------
 

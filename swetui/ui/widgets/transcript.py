@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from pydantic import BaseModel
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from swetui.agent import AgentEvent
 from swetui.agent.turn_events import (
     AnswerChunk,
     CompactionNotice,
@@ -74,7 +74,7 @@ class Transcript(VerticalScroll):
         self._close_blocks()
         self._add(UserMessage(text))
 
-    def notice(self, content: Any, kind: str = "info") -> None:
+    def notice(self, content: RenderableType, kind: str = "info") -> None:
         """A line from swetui (command results, decisions, compactions)."""
         self._add(NoticeLine(content, kind=kind))
 
@@ -122,7 +122,7 @@ class Transcript(VerticalScroll):
 
     # -- events --------------------------------------------------------------------------
 
-    def show_event(self, event: BaseModel) -> None:
+    def show_event(self, event: AgentEvent) -> None:
         """Render one engine or turn event (stream chunks arrive through `stream`)."""
         match event:
             case TurnStarted():
@@ -188,7 +188,7 @@ class Transcript(VerticalScroll):
         line.append(f" · ↑{up} ↓{down}", style="dim")
         self._add(CompletionLine(line, kind=kind))
 
-    def replay(self, events: Iterable[BaseModel]) -> None:
+    def replay(self, events: Iterable[AgentEvent]) -> None:
         """Re-render a resumed session's turn events."""
         for event in events:
             self.show_event(event)

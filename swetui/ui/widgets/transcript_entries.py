@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import RenderableType
 from rich.markup import escape
 from rich.text import Text
 from textual import events
@@ -53,7 +54,7 @@ class UserMessage(Static):
 class NoticeLine(Static):
     """A line from swetui itself: a slash command's answer, a compaction, a decision."""
 
-    def __init__(self, content: Any, *, kind: str = "info") -> None:
+    def __init__(self, content: RenderableType, *, kind: str = "info") -> None:
         super().__init__(content, classes=f"entry notice -{kind}")
 
 
