@@ -105,8 +105,9 @@ async def test_connection_refused(wire: Wire, open_session: Opener, workspace: P
 async def test_no_first_byte(wire: Wire, open_session: Opener, workspace: Path,
                              server: LoopbackServer) -> None:
     server.script(wire.answer("too late", stall=60))
-    session, finished = await sent(open_session, wire, server.url, timeout=0.5)
-    assert finished.error == f"{wire}: no response from {server.host} within 0.5s"
+    # 3 s, not less: on a loaded 2-core machine connecting alone can take most of a second.
+    session, finished = await sent(open_session, wire, server.url, timeout=3.0)
+    assert finished.error == f"{wire}: no response from {server.host} within 3s"
     assert len(server.requests) == 1  # a slow model is not asked again and again
     assert_nothing_lost(workspace, session, finished)
 
