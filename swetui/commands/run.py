@@ -27,6 +27,7 @@ from swetui.agent.turn_events import (
 )
 from swetui.interrupts import EXIT_INTERRUPTED, run_interruptibly
 from swetui.options import LaunchOptions
+from swetui.text import terminal_safe
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -76,26 +77,26 @@ class Printer:
             if self.section != "reasoning":
                 self.enter("reasoning")
                 out.write(self.style("thinking: ", "2"))
-            out.write(self.style(event.text, "2"))
+            out.write(self.style(terminal_safe(event.text), "2"))
         elif isinstance(event, AnswerChunk):
             self.enter("answer")
-            out.write(event.text)
+            out.write(terminal_safe(event.text))
         elif isinstance(event, ToolCallStarted):
             self.enter("tool")
             arguments = json.dumps(event.arguments, ensure_ascii=False)
             if len(arguments) > 100:
                 arguments = arguments[:99] + "…"
-            out.write(f"{tool_icon(event.name)} {event.name} {arguments}\n")
+            out.write(terminal_safe(f"{tool_icon(event.name)} {event.name} {arguments}") + "\n")
         elif isinstance(event, ToolCallFinished):
             self.enter("tool")
             mark = self.style("✗", "31") if event.is_error else self.style("✓", "32")
-            out.write(f"   {mark} {event.summary}\n")
+            out.write(f"   {mark} {terminal_safe(event.summary)}\n")
         elif isinstance(event, RetrievalDone) and (event.item_ids or event.notes):
             self.enter("tool")
-            out.write(self.style(f"context: {event.summary}\n", "2"))
+            out.write(self.style(f"context: {terminal_safe(event.summary)}\n", "2"))
         elif isinstance(event, CompactionNotice):
             self.enter("tool")
-            out.write(self.style(f"compaction: {event.message}\n", "33"))
+            out.write(self.style(f"compaction: {terminal_safe(event.message)}\n", "33"))
         out.flush()
 
     def finish(self, finished: TurnFinished) -> None:
@@ -183,7 +184,7 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
     session = AgentSession.open(options)
     sandbox = await asyncio.to_thread(session.sandbox_notice)
     for notice in [*session.notices, *([sandbox] if sandbox else [])]:
-        print(f"swetui: {notice}", file=sys.stderr)
+        print(f"swetui: {terminal_safe(notice)}", file=sys.stderr)
     printer = Printer(out)
     session.bus.subscribe(printer)
     session.bus.subscribe(_auto_decide(session, options.yes), ApprovalRequested)
@@ -198,7 +199,7 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
     except BrokenPipeError:
         printer.reader_gone()
     if finished.error:
-        print(f"swetui: {finished.error}", file=sys.stderr)
+        print(f"swetui: {terminal_safe(finished.error)}", file=sys.stderr)
         return EXIT_FAILED
     if finished.interrupted:  # ctrl+c: the turn was closed cleanly, but it did not finish
         print("swetui: interrupted", file=sys.stderr)
@@ -225,5 +226,5 @@ def run_once(options: LaunchOptions, prompt: str, out: TextIO | None = None) -> 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except ProviderConfigError as exc:
-        print(f"swetui: {exc}", file=sys.stderr)
+        print(f"swetui: {terminal_safe(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

@@ -129,8 +129,6 @@ def test_run_lists_the_corpus_without_reaching_out(corpus: Corpus) -> None:
     assert "outside_dir@" in done.stdout and OUTSIDE not in done.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="files: control sequences in file names are made "
-                                       "visible, never printed raw")
 def test_run_never_prints_an_escape_from_a_file_name(corpus: Corpus) -> None:
     done = swetui(corpus.root, "run", "list files")
     assert done.returncode == 0, done.stderr
