@@ -20,8 +20,15 @@ from pydantic import BaseModel
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from swetui.agent import AgentEvent, AnswerChunk, ReasoningChunk
+from swetui.agent import (
+    AgentEvent,
+    AnswerChunk,
+    ReasoningChunk,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from swetui.engine.bus import EventBus
+from swetui.text import terminal_safe
 
 FRAME_SECONDS = 1 / 30
 """How often buffered stream text is handed to the transcript (the UI's lag bound)."""
@@ -90,7 +97,7 @@ class EventBridge:
             return
         if isinstance(event, AgentEvent):  # what a session publishes, and nothing else
             self.flush()
-            self.target.post_message(SessionEvent(event))
+            self.target.post_message(SessionEvent(_shown(event)))
 
     def _schedule_flush(self) -> None:
         loop = self._loop
@@ -123,7 +130,21 @@ class EventBridge:
             handle.cancel()
         if self._parts and self._key is not None:
             turn, kind = self._key
-            text = "".join(self._parts)
+            text = terminal_safe("".join(self._parts))
             self._parts.clear()
             self.target.post_message(StreamText(turn, kind, text))
         self._key = None
+
+
+def _shown(event: AgentEvent) -> AgentEvent:
+    """Tool names, arguments and results with control sequences made visible: Rich keeps
+    ESC in text, and a file name or a command's output must not drive the terminal."""
+    if isinstance(event, ToolCallStarted):
+        arguments = {key: terminal_safe(value) if isinstance(value, str) else value
+                     for key, value in event.arguments.items()}
+        return event.model_copy(update={"name": terminal_safe(event.name),
+                                        "arguments": arguments})
+    if isinstance(event, ToolCallFinished):
+        return event.model_copy(update={"summary": terminal_safe(event.summary),
+                                        "content": terminal_safe(event.content)})
+    return event

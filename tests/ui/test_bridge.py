@@ -182,3 +182,17 @@ async def test_panes_ask_for_modals_and_take_the_answer_back() -> None:
         item_edit.revert()
         assert not engine.get("a1").edited
         assert queue.pending() == [command]
+
+
+def test_control_sequences_reach_the_screen_visible_not_raw() -> None:
+    from swetui.agent import ToolCallFinished, ToolCallStarted
+    from swetui.ui.bridge import _shown
+
+    started = _shown(ToolCallStarted(turn=1, call_id="c", name="read_file",
+                                     arguments={"path": "clip\x1b]52;c;aGk=\x07.txt"}))
+    finished = _shown(ToolCallFinished(turn=1, call_id="c", name="bash", summary="\x1b[2J ok",
+                                       content="\x1b]0;title\x07out\x9b31m", is_error=False,
+                                       path=None))
+    shown = f"{started.arguments} {finished.summary} {finished.content}"
+    assert not any(char in shown for char in "\x1b\x07\x9b")
+    assert "␛]52" in shown and "␛[2J" in shown
