@@ -19,6 +19,7 @@ from swetui.agent.background import BackgroundTasks
 from swetui.agent.compacting import SessionCompaction
 from swetui.agent.event_log import EventLog
 from swetui.agent.events import PendingAction
+from swetui.agent.interrupted_writes import WriteRecovery
 from swetui.agent.notes import SessionNotes
 from swetui.agent.stats import SessionStats, session_stats
 from swetui.agent.summarizer import Summarizer
@@ -107,7 +108,8 @@ class AgentSession:
         session._restore_calibration()
         session.approvals.restore(workspace.replayed, session.background.spawn,
                                   session.notices)
-        close_unfinished(workspace.replayed, session.engine, session.record, session.notices)
+        close_unfinished(workspace.replayed, session.engine, session.record, session.notices,
+                         WriteRecovery(session.toolbox.workspace, session.toolbox.checkpoints))
         return session
 
     def _restore_calibration(self) -> None:

@@ -9,7 +9,7 @@ may have partly run. On resume each such call gets a result that says what happe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from swetui.agent.tool_results import add_tool_result
 from swetui.engine.context import ContextEngine
@@ -27,6 +27,9 @@ class UnfinishedCall:
     summary: str
     command: str | None = None
     """The command line when it was running as swetui stopped."""
+    action: dict[str, Any] | None = None
+    """The approved edit or write swetui stopped applying (as the log recorded it)."""
+    is_error: bool = True
 
 
 def unfinished_calls(events: list[dict[str, Any]]) -> list[UnfinishedCall]:
@@ -34,6 +37,7 @@ def unfinished_calls(events: list[dict[str, Any]]) -> list[UnfinishedCall]:
     calls: dict[str, dict[str, Any]] = {}
     answered: set[str] = set()
     action_call: dict[str, str] = {}
+    actions: dict[str, dict[str, Any]] = {}
     pending: set[str] = set()
     approved: set[str] = set()
     running: dict[str, str] = {}
@@ -49,6 +53,7 @@ def unfinished_calls(events: list[dict[str, Any]]) -> list[UnfinishedCall]:
             action = event.get("action") or {}
             call_id = str((action.get("call") or {}).get("id", ""))
             action_call[str(action.get("id", ""))] = call_id
+            actions[call_id] = action
             pending.add(call_id)
         elif kind == "approval_decided":
             call_id = action_call.get(str(event.get("action_id", "")), "")
@@ -76,7 +81,8 @@ def unfinished_calls(events: list[dict[str, Any]]) -> list[UnfinishedCall]:
                 call_id, name, arguments or {},
                 content="swetui stopped after this was approved, before its result was "
                         "recorded: it may or may not have taken effect. Check before "
-                        "retrying it.", summary="unknown: swetui stopped"))
+                        "retrying it.", summary="unknown: swetui stopped",
+                action=actions.get(call_id)))
         else:
             found.append(UnfinishedCall(
                 call_id, name, arguments or {},
@@ -86,13 +92,27 @@ def unfinished_calls(events: list[dict[str, Any]]) -> list[UnfinishedCall]:
 
 
 def close_unfinished(replayed: list[dict[str, Any]], engine: ContextEngine,
-                     record: RecordEvent, notices: list[str]) -> None:
+                     record: RecordEvent, notices: list[str],
+                     writes: InterruptedWrites | None = None) -> None:
     """Give every call the last process left unanswered a result that says why, so the
-    model and the user learn what happened (a killed command above all)."""
+    model and the user learn what happened (a killed command above all; an edit swetui
+    stopped applying is looked up on disk by `writes`)."""
     for call in unfinished_calls(replayed):
+        if call.action is not None and writes is not None:
+            call, notice = writes.settle(call)
+            if notice:
+                notices.append(notice)
         add_tool_result(engine, record, call_id=call.call_id, name=call.name,
                         arguments=call.arguments, content=call.content, summary=call.summary,
-                        is_error=True, path=None, title=f"{call.name} ({call.summary})")
+                        is_error=call.is_error, path=None, title=f"{call.name} ({call.summary})")
         if call.command is not None:
             notices.append(f"a command was running when swetui stopped and was killed with "
                            f"it: {call.command}")
+
+
+class InterruptedWrites(Protocol):
+    """Settles an approved edit or write swetui stopped applying."""
+
+    def settle(self, call: UnfinishedCall) -> tuple[UnfinishedCall, str | None]:
+        """The call with a result that says whether the change landed, and a notice."""
+        ...

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,9 +41,10 @@ def the_log(workspace: Path) -> Path:
     return log
 
 
-def continue_and_check(workspace: Path, committed: bytes) -> list[dict[str, object]]:
+def continue_and_check(workspace: Path, committed: bytes
+                       ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
     """Reopen with `swetui run --continue`; the new log must extend what the killed process
-    committed, byte for byte, and parse without a warning. Its events."""
+    committed, byte for byte, and parse without a warning. The run and the log's events."""
     again = subprocess.run([sys.executable, "-m", "swetui", "run", "--continue", "list files",
                             "--model", "offline"], cwd=workspace, env=env(),
                            capture_output=True, text=True, timeout=WAIT)
@@ -52,7 +54,7 @@ def continue_and_check(workspace: Path, committed: bytes) -> list[dict[str, obje
     assert log.read_bytes().startswith(committed)  # nothing committed was lost or rewritten
     loaded = load_session(log)
     assert loaded.warnings == []
-    return loaded.events
+    return again, loaded.events
 
 
 # -- mid-stream -------------------------------------------------------------------------------
@@ -84,7 +86,7 @@ async def test_kill_mid_stream(workspace: Path) -> None:
         await server.stop()
     assert process.returncode == -signal.SIGKILL
     committed = the_log(workspace).read_bytes()
-    events = continue_and_check(workspace, committed)
+    _, events = continue_and_check(workspace, committed)
     assert [e["text"] for e in events if e["type"] == "turn_started"] == ["explain the build",
                                                                          "list files"]
     reopened = AgentSession.open(LaunchOptions(path=workspace, model="offline", watch=False,
@@ -96,17 +98,18 @@ async def test_kill_mid_stream(workspace: Path) -> None:
 # -- mid-write: each step of applying an approved edit ------------------------------------------
 
 POINTS = [
-    # (where swetui dies, the audit events that lead there, the content the file must have)
-    ("before-the-checkpoint", "open:checkpoints/.", OLD),
-    ("checkpoint-written", "open:.app.py.swetui-", OLD),
-    ("new-content-written-not-renamed", "os.rename:.app.py.swetui-", OLD),
-    ("renamed-result-not-recorded", "os.rename:.app.py.swetui-,open:", NEW),
+    # (where swetui dies, the audit events that lead there, whether the edit landed)
+    ("before-the-checkpoint", "open:checkpoints/.", False),
+    ("checkpoint-written", "open:.app.py.swetui-", False),
+    ("new-content-written-not-renamed", "os.rename:.app.py.swetui-", False),
+    ("renamed-result-not-recorded", "os.rename:.app.py.swetui-,open:", True),
 ]
 
 
-@pytest.mark.parametrize(("point", "steps", "content"), POINTS, ids=[p[0] for p in POINTS])
-def test_kill_mid_write(workspace: Path, point: str, steps: str, content: str) -> None:
+@pytest.mark.parametrize(("point", "steps", "applied"), POINTS, ids=[p[0] for p in POINTS])
+async def test_kill_mid_write(workspace: Path, point: str, steps: str, applied: bool) -> None:
     target = workspace / "src" / "app.py"
+    content = NEW if applied else OLD
     assert target.read_text() == OLD
     killed = subprocess.run(
         [sys.executable, "-m", "tests.faults.kill_at", steps, "--", "run",
@@ -116,12 +119,29 @@ def test_kill_mid_write(workspace: Path, point: str, steps: str, content: str) -
     assert target.read_text() == content  # the old or the new file, never a torn one
     committed = the_log(workspace).read_bytes()
     assert b'"type":"approval_decided"' in committed  # it died after the approval
-    events = continue_and_check(workspace, committed)
+    again, events = continue_and_check(workspace, committed)
     results = [e for e in events if e["type"] == "tool_result"
                and e["call_id"] == "offline_1_0"]
-    assert len(results) == 1  # the model is told about the call it made
-    assert "may or may not have taken effect" in str(results[0]["content"])
-    assert target.read_text() == content  # and reopening changed nothing
+    assert len(results) == 1  # the model is told what became of the call it made
+    outcome = "applied" if applied else "not applied, the file is unchanged"
+    assert f"swetui: swetui stopped while applying an edit to src/app.py: {outcome}" \
+        in again.stderr  # and so is the user
+    if applied:
+        assert results[0]["content"].startswith("Applied: swetui stopped right after")
+        assert not results[0]["is_error"]
+    else:
+        assert results[0]["content"].startswith("Not applied: swetui stopped while writing")
+    assert target.read_text() == content  # reopening changed nothing
+    assert [p.name for p in target.parent.iterdir()] == ["app.py"]  # no temp file left
+    session = AgentSession.open(LaunchOptions(path=workspace, model="offline", watch=False,
+                                              continue_last=True), env={})
+    undone = session.undo_edit()
+    await session.aclose()
+    if applied:  # the edit that landed can be undone; one that did not leaves nothing to undo
+        assert undone.startswith("Undid the agent's change to src/app.py")
+        assert target.read_text() == OLD
+    else:
+        assert undone.startswith("Nothing to undo"), undone
 
 
 # -- an approval pending -------------------------------------------------------------------
