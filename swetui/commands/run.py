@@ -174,7 +174,8 @@ async def _settle_restored(session: Any, yes: bool) -> None:
     for action, result in await session.restored_outcomes():
         outcome = f"approved (--yes): {result.summary}" if action.id in approved \
             else result.summary
-        print(f"swetui:   {describe_action(action)}: {outcome}", file=sys.stderr)
+        print(f"swetui:   {describe_action(action)}: {terminal_safe(outcome)}",
+              file=sys.stderr)
 
 
 async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:

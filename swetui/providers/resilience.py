@@ -133,6 +133,12 @@ def format_seconds(seconds: float) -> str:
 
 
 def format_wait(seconds: float) -> str:
-    """A server's requested wait for a person: `300s (5 min)`, `2h`-scale waits in minutes."""
-    text = format_seconds(seconds)
-    return text if seconds < 120 else f"{text} ({math.ceil(seconds / 60)} min)"
+    """A server's requested wait for a person: `45s`, `300s (5 min)`, `5 h`, and no
+    309-digit number for a `Retry-After: 1e308`."""
+    if seconds < 120:
+        return format_seconds(seconds)
+    if seconds < 2 * 3600:
+        return f"{format_seconds(seconds)} ({math.ceil(seconds / 60)} min)"
+    if seconds < 2 * 86400:
+        return f"{math.ceil(seconds / 3600)} h"
+    return "more than 2 days"

@@ -144,3 +144,14 @@ def test_a_deny_rule_decides_a_restored_edit_before_yes_can_approve_it(workspace
     decided, sent = outcome(workspace, "offline_1_0")
     assert decided["by"] == "rule" and decided["decision"]["approved"] is False
     assert sent["is_error"] and "not run" in sent["content"]
+
+
+def test_a_restored_edit_of_an_escape_named_file_prints_no_escape(workspace: Path) -> None:
+    name = "\x1b]0;pwned\x07notes.txt"
+    (workspace / name).write_text("ordinary text\n")
+    leave_pending(workspace, f'replace "ordinary" with "plain" in "{name}"')
+    result = run(workspace, "list files", "--continue", "--yes")
+    assert_finished(result, workspace)
+    assert "approved (--yes)" in result.stderr
+    assert "\x1b" not in result.stderr + result.stdout
+    assert (workspace / name).read_text() == "plain text\n"

@@ -58,5 +58,5 @@ def test_a_wait_over_a_minute_is_too_long_to_sit_through():
     policy = RetryPolicy()
     assert not policy.too_long(None) and not policy.too_long(60.0)
     assert policy.too_long(61.0)
-    assert [format_wait(s) for s in (7, 61, 300, 3600)] == ["7s", "61s", "300s (5 min)",
-                                                            "3600s (60 min)"]
+    assert [format_wait(s) for s in (7, 61, 300, 3600, 5 * 3600, 1e308)] == [
+        "7s", "61s", "300s (5 min)", "3600s (60 min)", "5 h", "more than 2 days"]
