@@ -144,6 +144,20 @@ async def test_kill_mid_write(workspace: Path, point: str, steps: str, applied: 
         assert undone.startswith("Nothing to undo"), undone
 
 
+def test_kill_while_retrieving_before_the_model_is_asked(workspace: Path) -> None:
+    killed = subprocess.run(
+        [sys.executable, "-m", "tests.faults.kill_at", "open:app.py", "--", "run",
+         'replace "hello" with "howdy" in src/app.py', "--yes", "--model", "offline"],
+        cwd=workspace, env=env(), capture_output=True, text=True, timeout=WAIT)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    committed = the_log(workspace).read_bytes()
+    _, events = continue_and_check(workspace, committed)
+    assert [e["text"] for e in events if e["type"] == "turn_started"] == [
+        'replace "hello" with "howdy" in src/app.py', "list files"]
+    assert not [e for e in events if e["type"] == "approval_requested"]
+    assert (workspace / "src" / "app.py").read_text() == OLD
+
+
 # -- an approval pending -------------------------------------------------------------------
 
 
