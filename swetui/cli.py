@@ -91,7 +91,9 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
-    print(f"swetui: {message}", file=sys.stderr)
+    from swetui.text import visible
+
+    print(f"swetui: {visible(message)}", file=sys.stderr)
     return code
 
 

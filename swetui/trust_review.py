@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from swetui.config import ApprovalRule, ConfigError, parse_toml, validate
+from swetui.text import visible as shown
 from swetui.trust import CONFIG, MCP, ShippedFile, TrustState, TrustStore
 
 SHORT = 40
@@ -28,15 +28,8 @@ NOTES = {
 
 
 def visible(text: str) -> str:
-    """`text` with control, format and line-separator characters escaped."""
-    out = []
-    for char in text:
-        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(char)
-    return "".join(out)
+    """`text` on one line with control, format and line-separator characters escaped."""
+    return shown(text, newlines=False, format_chars=True)
 
 
 def _value(value: Any, limit: int | None = None) -> str:

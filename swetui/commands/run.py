@@ -27,7 +27,12 @@ from swetui.agent.turn_events import (
 )
 from swetui.interrupts import EXIT_INTERRUPTED, run_interruptibly
 from swetui.options import LaunchOptions
-from swetui.text import terminal_safe
+from swetui.text import one_line, visible
+
+
+def warn(message: str) -> None:
+    """`swetui: message` on stderr, control characters made visible."""
+    print(f"swetui: {visible(message)}", file=sys.stderr)
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -72,31 +77,33 @@ class Printer:
                 os.close(devnull)
 
     def _write(self, event: Any) -> None:
+        # Everything from the model, a tool or a file name goes through `visible`: control
+        # characters are shown as escapes, never sent to the terminal raw.
         out = self.out
         if isinstance(event, ReasoningChunk):
             if self.section != "reasoning":
                 self.enter("reasoning")
                 out.write(self.style("thinking: ", "2"))
-            out.write(self.style(terminal_safe(event.text), "2"))
+            out.write(self.style(visible(event.text), "2"))
         elif isinstance(event, AnswerChunk):
             self.enter("answer")
-            out.write(terminal_safe(event.text))
+            out.write(visible(event.text))
         elif isinstance(event, ToolCallStarted):
             self.enter("tool")
             arguments = json.dumps(event.arguments, ensure_ascii=False)
             if len(arguments) > 100:
                 arguments = arguments[:99] + "…"
-            out.write(terminal_safe(f"{tool_icon(event.name)} {event.name} {arguments}") + "\n")
+            out.write(f"{tool_icon(event.name)} {one_line(event.name)} {one_line(arguments)}\n")
         elif isinstance(event, ToolCallFinished):
             self.enter("tool")
             mark = self.style("✗", "31") if event.is_error else self.style("✓", "32")
-            out.write(f"   {mark} {terminal_safe(event.summary)}\n")
+            out.write(f"   {mark} {one_line(event.summary)}\n")
         elif isinstance(event, RetrievalDone) and (event.item_ids or event.notes):
             self.enter("tool")
-            out.write(self.style(f"context: {terminal_safe(event.summary)}\n", "2"))
+            out.write(self.style(f"context: {one_line(event.summary)}\n", "2"))
         elif isinstance(event, CompactionNotice):
             self.enter("tool")
-            out.write(self.style(f"compaction: {terminal_safe(event.message)}\n", "33"))
+            out.write(self.style(f"compaction: {one_line(event.message)}\n", "33"))
         out.flush()
 
     def finish(self, finished: TurnFinished) -> None:
@@ -165,8 +172,7 @@ async def _settle_restored(session: Any, yes: bool) -> None:
         return
     approved: set[str] = set()
     for action in session.restored:
-        print(f"swetui: pending approval from the last run: {describe_action(action)}",
-              file=sys.stderr)
+        warn(f"pending approval from the last run: {describe_action(action)}")
         # A deny rule may have decided it already; otherwise it is decided like a new one.
         if action.id in session.queue and _decide(session, action, yes) is None:
             approved.add(action.id)
@@ -174,8 +180,7 @@ async def _settle_restored(session: Any, yes: bool) -> None:
     for action, result in await session.restored_outcomes():
         outcome = f"approved (--yes): {result.summary}" if action.id in approved \
             else result.summary
-        print(f"swetui:   {describe_action(action)}: {terminal_safe(outcome)}",
-              file=sys.stderr)
+        warn(f"  {describe_action(action)}: {outcome}")
 
 
 async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
@@ -185,7 +190,7 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
     session = AgentSession.open(options)
     sandbox = await asyncio.to_thread(session.sandbox_notice)
     for notice in [*session.notices, *([sandbox] if sandbox else [])]:
-        print(f"swetui: {terminal_safe(notice)}", file=sys.stderr)
+        warn(notice)
     printer = Printer(out)
     session.bus.subscribe(printer)
     session.bus.subscribe(_auto_decide(session, options.yes), ApprovalRequested)
@@ -200,7 +205,7 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
     except BrokenPipeError:
         printer.reader_gone()
     if finished.error:
-        print(f"swetui: {terminal_safe(finished.error)}", file=sys.stderr)
+        warn(finished.error)
         return EXIT_FAILED
     if finished.interrupted:  # ctrl+c: the turn was closed cleanly, but it did not finish
         print("swetui: interrupted", file=sys.stderr)
@@ -227,5 +232,5 @@ def run_once(options: LaunchOptions, prompt: str, out: TextIO | None = None) -> 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except ProviderConfigError as exc:
-        print(f"swetui: {terminal_safe(str(exc))}", file=sys.stderr)
+        warn(str(exc))
         return EXIT_USAGE

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.filter import LineFilter
+from textual.notifications import SeverityLevel
 from textual.widgets import Input, TextArea
 
 from swetui.agent import Session
 from swetui.interrupts import EXIT_INTERRUPTED, CtrlC, close_loop, event_loop
 from swetui.options import LaunchOptions
+from swetui.text import one_line, visible
+from swetui.ui.control_filter import CONTROL_FILTER
 from swetui.ui.palette import PROVIDERS
 from swetui.ui.screens.main import WorkspaceScreen
 from swetui.ui.themes import ThemeCatalog, load_themes
@@ -80,6 +85,18 @@ class SweTuiApp(App[int]):
         await _close(old)
         if self.watch_files:
             self._watch_workspace()
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Notifications name files and quote errors: shown as plain text with control
+        characters visible (a name like `[@click=…]` is not markup)."""
+        super().notify(visible(message), title=one_line(title), severity=severity,
+                       timeout=timeout, markup=False)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then `CONTROL_FILTER`: no control character from a widget's
+        text is ever written to the terminal."""
+        return [*super().get_line_filters(), CONTROL_FILTER]
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and event.key != "ctrl+c":

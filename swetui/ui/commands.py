@@ -18,6 +18,7 @@ from rich.text import Text
 from swetui.agent import Session
 from swetui.engine.files import read_error
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
+from swetui.text import one_line, visible
 from swetui.ui.widgets.status import format_tokens
 
 if TYPE_CHECKING:
@@ -91,6 +92,10 @@ class SlashCommands:
         return self.screen.session
 
     def say(self, content: RenderableType, kind: str = "info") -> None:
+        """A notice in the transcript; a plain string is text (never markup), with control
+        characters made visible."""
+        if isinstance(content, str):
+            content = Text(visible(content))
         self.screen.transcript.notice(content, kind)
 
     async def run(self, text: str) -> None:
@@ -154,7 +159,7 @@ class SlashCommands:
         for key, value in self.session.stats().items():
             shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else \
                 str(value)
-            table.add_row(str(key).replace("_", " "), shown)
+            table.add_row(str(key).replace("_", " "), Text(one_line(shown)))
         self.say(table)
 
     def cmd_mode(self, argument: str) -> None:
@@ -198,7 +203,8 @@ class SlashCommands:
         for column in ("#", "scope", "rule", "matches"):
             table.add_column(column)
         for number, (scope, rule) in enumerate(rules, 1):
-            table.add_row(str(number), scope, rule.action, f"{rule.kind} {rule.pattern}")
+            table.add_row(str(number), scope, rule.action,
+                          Text(one_line(f"{rule.kind} {rule.pattern}")))
         self.say(table)
         self.say(Text("Protected paths and dangerous commands always ask. "
                       "/rules remove N forgets one.", style="dim"))
@@ -227,7 +233,7 @@ class SlashCommands:
         table.add_column("id")
         table.add_column("details", overflow="ellipsis")
         for entry in sessions[:20]:
-            table.add_row(entry.session_id, entry.title)
+            table.add_row(Text(one_line(entry.session_id)), Text(one_line(entry.title)))
         self.say(table)
 
     def cmd_help(self, _: str) -> None:

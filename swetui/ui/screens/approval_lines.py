@@ -10,6 +10,7 @@ from swetui.agent.events import (
     ApprovalRequested,
     PendingAction,
 )
+from swetui.text import one_line
 
 ApprovalEvent = ApprovalRequested | ApprovalDecided | ApprovalCancelled
 """The approval queue's events (the pane, the header badge and the transcript follow them)."""
@@ -21,9 +22,9 @@ def _what(action: PendingAction | None, fallback: str) -> str:
     if action is None:
         return fallback
     if action.summary:
-        return action.summary
+        return one_line(action.summary)
     target = action.path or action.command or ""
-    return f"{action.kind} {target}".strip()
+    return one_line(f"{action.kind} {target}".strip())
 
 
 def decision_line(event: ApprovalEvent) -> Text:
@@ -33,7 +34,7 @@ def decision_line(event: ApprovalEvent) -> Text:
             line = Text("⚑ ", style="bold")
             line.append(f"Waiting for approval: {_what(action, 'an action')}")
             if action.protected:
-                line.append(f" (always asks: {action.protected})", style="dim")
+                line.append(f" (always asks: {one_line(action.protected)})", style="dim")
             line.append("  · F5 to review", style="dim")
             return line
         case ApprovalDecided(decision=decision, action=action, by=by, action_id=action_id):
@@ -49,9 +50,9 @@ def decision_line(event: ApprovalEvent) -> Text:
                 line = Text("✗ ", style="bold red")
                 line.append(f"Denied {what} by {who}")
                 if decision.reason:
-                    line.append(f": {decision.reason}", style="italic")
+                    line.append(f": {one_line(decision.reason)}", style="italic")
             if decision.remember and decision.remember != "once":
                 line.append(f" · remembered for this {decision.remember}", style="dim")
             return line
         case ApprovalCancelled(reason=reason):
-            return Text(f"— Withdrawn: {reason}", style="dim")
+            return Text(f"— Withdrawn: {one_line(reason)}", style="dim")

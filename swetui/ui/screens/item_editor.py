@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static, TextArea
 
 from swetui.engine.items import ContextItem
+from swetui.text import one_line
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class ItemEditor(ModalScreen[EditorResult | None]):
         subtitle = f"{item.kind.value} · {item.layer.value}"
         if item.edited:
             subtitle += " · edited (ctrl+r restores the original)"
-        return cls(f"Edit {item.title}", item.content, subtitle=subtitle,
+        return cls(f"Edit {one_line(item.title)}", item.content, subtitle=subtitle,
                    can_revert=item.edited)
 
     def compose(self) -> ComposeResult:

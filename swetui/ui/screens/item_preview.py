@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static, TextArea
 
 from swetui.engine.items import ContextItem, ItemKind
+from swetui.text import one_line, visible
 from swetui.ui.widgets.gauge import format_tokens
 
 HIGHLIGHT_LINES = 3_000
@@ -60,7 +61,7 @@ class ItemPreview(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         item = self.item
         with Vertical(id="preview-dialog"):
-            yield Label(item.title, id="preview-title", markup=False)
+            yield Label(one_line(item.title), id="preview-title", markup=False)
             yield Label(self._facts(), id="preview-facts", markup=False)
             with VerticalScroll(id="preview-body"):
                 yield from self._body(item.content)
@@ -79,9 +80,10 @@ class ItemPreview(ModalScreen[None]):
                          else "edited: showing the original")
         if item.source.path:
             facts.append(item.source.path)
-        return " · ".join(facts)
+        return one_line(" · ".join(facts))
 
     def _body(self, content: str) -> ComposeResult:
+        content = visible(content)  # read-only here: shown, never obeyed
         if not content:
             yield Static(Text("(empty)", style="italic"), id="preview-text")
             return

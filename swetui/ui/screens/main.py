@@ -31,6 +31,7 @@ from swetui.agent import (
     TurnStarted,
 )
 from swetui.engine.events import BudgetChanged, ItemsChanged
+from swetui.text import one_line
 from swetui.trust import trust_state
 from swetui.trust_review import applies_after_trust, review, trust_reviewed
 from swetui.ui.bridge import EventBridge, SessionEvent, StreamText
@@ -220,8 +221,9 @@ class WorkspaceScreen(Screen[None]):
             except (ValueError, OSError) as exc:
                 self.transcript.error(str(exc))
                 continue
-            self.transcript.notice(f"+ Added {item.title} to the context "
-                                   f"({item.tokens:,} tokens, {item.layer.value} layer)", "added")
+            self.transcript.notice(Text(f"+ Added {one_line(item.title)} to the context "
+                                        f"({item.tokens:,} tokens, {item.layer.value} layer)"),
+                                   "added")
         return _AT_PATH.sub("", text)
 
     def on_prompt_bar_draft_changed(self, message: PromptBar.DraftChanged) -> None:

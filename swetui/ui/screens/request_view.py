@@ -21,6 +21,7 @@ from textual.widgets import Label, Static, TabbedContent, TabPane, TextArea
 from swetui.engine.assembly import AssemblyResult
 from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.messages import Message
+from swetui.text import one_line, visible
 from swetui.ui.widgets.gauge import format_tokens
 
 MESSAGE_PREVIEW_LINES = 200
@@ -28,6 +29,7 @@ MESSAGE_PREVIEW_LINES = 200
 
 
 def _clip(text: str, lines: int = MESSAGE_PREVIEW_LINES) -> str:
+    text = visible(text)  # what the model is sent, shown: control characters visible
     parts = text.split("\n")
     if len(parts) <= lines:
         return text
@@ -75,8 +77,8 @@ class RequestView(ModalScreen[None]):
                 with TabPane("Tools", id="tools"), VerticalScroll():
                     yield Static(self._tools(), id="request-tools")
                 with TabPane("JSON", id="json"):
-                    yield TextArea(json.dumps(request.model_dump(mode="json"), indent=2,
-                                              ensure_ascii=False),
+                    yield TextArea(visible(json.dumps(request.model_dump(mode="json"),
+                                                      indent=2, ensure_ascii=False)),
                                    read_only=True, show_line_numbers=True, id="request-json")
             yield Static("esc close · 1–4 tabs", id="request-keys")
 
@@ -119,21 +121,21 @@ class RequestView(ModalScreen[None]):
                     title = f"{item_id} {self.engine.get(item_id).title}"
                 except UnknownItem:
                     pass
-            text.append(f"  · {title}\n")
+            text.append(f"  · {one_line(title)}\n")
         return text
 
     @staticmethod
     def _role(message: Message) -> Text:
         text = Text(message.role, style="bold")
         if message.name:
-            text.append(f" · {message.name}", style="dim")
+            text.append(f" · {one_line(message.name)}", style="dim")
         if message.tool_call_id:
             text.append(f" · answers {message.tool_call_id}", style="dim")
         if message.is_error:
             text.append(" · error", style="red")
         for call in message.tool_calls:
             arguments = json.dumps(call.arguments, ensure_ascii=False)
-            text.append(f"\n  → {call.name}({arguments[:200]}) [{call.id}]",
+            text.append("\n  → " + one_line(f"{call.name}({arguments[:200]}) [{call.id}]"),
                         style="dim")
         return text
 
@@ -143,10 +145,10 @@ class RequestView(ModalScreen[None]):
             return Text("No tools are sent.", style="dim")
         text = Text()
         for tool in tools:
-            text.append(tool.name, style="bold")
+            text.append(one_line(tool.name), style="bold")
             params = ", ".join(tool.parameters.get("properties", {}))
-            text.append(f"({params})\n", style="dim")
-            text.append(f"  {tool.description}\n")
+            text.append(f"({one_line(params)})\n", style="dim")
+            text.append(f"  {visible(tool.description)}\n")
         return text
 
     def action_tab(self, tab: str) -> None:

@@ -9,16 +9,17 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from swetui.agent.events import PendingAction
+from swetui.text import one_line, visible
 from swetui.ui.widgets.diff_view import DiffView, syntax_theme
 
 
 def action_title(action: PendingAction) -> str:
     """One line naming the action, as the list shows it."""
     if action.summary:
-        return action.summary
+        return one_line(action.summary)
     if action.kind == "bash":
-        return f"run: {action.command or ''}"
-    return f"{action.kind} {action.path or ''}"
+        return one_line(f"run: {action.command or ''}")
+    return one_line(f"{action.kind} {action.path or ''}")
 
 
 KIND_ICONS = {"edit": "✎", "write": "✚", "bash": "$"}
@@ -85,7 +86,7 @@ class ActionPreview(Vertical):
         if is_bash:
             command.update(self._command(action))
             return
-        title = f"{action.kind} {action.path or ''}"
+        title = one_line(f"{action.kind} {action.path or ''}")
         if action.old_content is None:
             title += " (new file)"
         diff.show(title, action.hunks, action.old_content, action.new_content, action.path,
@@ -98,12 +99,13 @@ class ActionPreview(Vertical):
         theme = syntax_theme(self.app.current_theme.dark)
         text = Text()
         text.append("command\n", style="bold")
-        code = Syntax(action.command or "", "bash", theme=theme, background_color="default",
-                      word_wrap=True).highlight(f"$ {action.command or ''}")
+        shown = visible(action.command or "")
+        code = Syntax(shown, "bash", theme=theme, background_color="default",
+                      word_wrap=True).highlight(f"$ {shown}")
         code.rstrip()
         text.append_text(code)
         text.append("\n\ncwd  ", style="dim")
-        text.append(action.cwd)
+        text.append(one_line(action.cwd))
         text.append("\nruns  ", style="dim")
         if action.sandbox_denied is not None:
             text.append("OUTSIDE the sandbox if approved", style="bold red")

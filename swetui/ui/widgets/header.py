@@ -10,6 +10,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from swetui.text import one_line
+
 
 def short_path(path: Path) -> str:
     """The workspace as people say it: `~/src/app` rather than `/home/me/src/app`."""
@@ -48,7 +50,7 @@ class WorkspaceHeader(Widget):
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("swetui", style="bold")
         line.append("  ")
-        line.append(self.workspace)
+        line.append(one_line(self.workspace))
         line.append("  ")
         line.append(f" {self.model} ", style="reverse")
         line.append("  ")

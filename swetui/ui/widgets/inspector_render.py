@@ -15,6 +15,7 @@ from rich.text import Text
 
 from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.engine.items import ContextItem, ItemState, Layer
+from swetui.text import one_line
 from swetui.ui.widgets.gauge import format_tokens
 from swetui.ui.widgets.inspector_rows import HeaderRow, InspectorRows, Row
 
@@ -97,7 +98,8 @@ def render_item(item: ContextItem, sent_tokens: int, width: int, *, selected: bo
                                                                             "pin": True}))
     text.append(" ", meta)
     title_width = max(4, width - FIXED_WIDTH)
-    title = Text(item.title.replace("\n", " "), no_wrap=True, overflow="ellipsis", end="")
+    title = Text(one_line(item.title.replace("\n", " ")), no_wrap=True, overflow="ellipsis",
+                 end="")
     title.truncate(title_width, overflow="ellipsis", pad=True)
     title_style = _title_style(item, styles)
     if title_style:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,6 +12,7 @@ from textual.timer import Timer
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from swetui.text import one_line
 from swetui.ui.widgets.prompt_complete import Completer, Completion
 
 MAX_PROMPT_CHARS = 100_000
@@ -57,8 +59,11 @@ class CompletionMenu(OptionList):
         if not completions:
             self.remove_class("-visible")
             return
-        self.add_options([Option(f"{item.label}  [dim]{item.help}[/dim]" if item.help
-                                 else item.label) for item in completions])
+        # A file name is text, never markup: `[@click=…]` in a name must not become a link.
+        self.add_options([Option(Text.assemble(one_line(item.label),
+                                               ("  " + one_line(item.help), "dim")
+                                               if item.help else ""))
+                          for item in completions])
         self.highlighted = 0
         self.add_class("-visible")
 

@@ -10,6 +10,8 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
 
+from swetui.text import one_line
+
 Clock = Callable[[], float]
 
 
@@ -86,6 +88,6 @@ class TurnStatus(Static):
             return
         line = Text()
         line.append("· ", style="bold")
-        line.append(self.activity)
+        line.append(one_line(self.activity))
         line.append(f" (esc to interrupt · {int(self.elapsed())}s)", style="dim")
         self.update(line)

@@ -28,6 +28,7 @@ from swetui.engine.events import (
     CompactionUndone,
     EngineNotice,
 )
+from swetui.text import one_line, visible
 from swetui.ui.widgets.status import format_duration, format_tokens
 from swetui.ui.widgets.transcript_answer import AnswerBlock
 from swetui.ui.widgets.transcript_entries import (
@@ -80,7 +81,7 @@ class Transcript(VerticalScroll):
 
     def markdown(self, text: str) -> None:
         """A block of Markdown from swetui (notes, help)."""
-        self._add(Markdown(text, classes="entry notice-markdown"))
+        self._add(Markdown(visible(text), classes="entry notice-markdown"))
 
     def error(self, message: str) -> None:
         self._add(ErrorLine(message))
@@ -105,7 +106,7 @@ class Transcript(VerticalScroll):
         if self._answer is None:
             self._answer = AnswerBlock()
             self._add(self._answer)
-        self._answer.feed(text)
+        self._answer.feed(visible(text))
         if not self.is_anchored:
             self.call_after_refresh(self._anchor_when_full)
 
@@ -133,7 +134,7 @@ class Transcript(VerticalScroll):
             case ReasoningChunk():
                 self.stream(event.turn, "reasoning", event.text)
             case RetrievalDone() if event.item_ids or event.notes:
-                self.notice(Text(f"⌕ {event.summary}", style="dim"), "retrieval")
+                self.notice(Text(f"⌕ {one_line(event.summary)}", style="dim"), "retrieval")
             case ToolCallStarted():
                 self._close_blocks()
                 entry = ActionEntry(event.call_id, event.name, dict(event.arguments))
@@ -151,7 +152,7 @@ class Transcript(VerticalScroll):
             case TurnFinished():
                 self._finish_turn(event)
             case CompactionNotice():
-                self.notice(f"⇣ {event.message}", "compaction")
+                self.notice(Text(f"⇣ {one_line(event.message)}"), "compaction")
             case CompactionStarted():
                 self.notice(Text(f"⇣ Compacting {event.items} items ({event.trigger}, "
                                  f"{format_tokens(event.tokens_before)} tokens)…",
@@ -167,7 +168,7 @@ class Transcript(VerticalScroll):
                             "compaction")
             case EngineNotice():
                 prefix = "! " if event.level == "warning" else "⇣ "
-                self.notice(f"{prefix}{event.message}", event.level)
+                self.notice(Text(f"{prefix}{visible(event.message)}"), event.level)
 
     def _finish_turn(self, event: TurnFinished) -> None:
         self._close_blocks()

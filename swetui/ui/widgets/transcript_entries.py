@@ -15,6 +15,7 @@ from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
 from swetui.agent.icons import tool_icon
+from swetui.text import one_line, visible
 
 TOOL_VERBS: dict[str, str] = {
     "read_file": "Read", "grep": "Grep", "list_dir": "List", "glob": "Glob",
@@ -48,7 +49,7 @@ class UserMessage(Static):
     """What the user sent."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(Text(text), classes="entry user-message", markup=False)
+        super().__init__(Text(visible(text)), classes="entry user-message", markup=False)
 
 
 class NoticeLine(Static):
@@ -69,7 +70,7 @@ class ReasoningBlock(Collapsible):
 
     def append(self, text: str) -> None:
         self._parts.append(text)
-        self._body.update(Text("".join(self._parts)))
+        self._body.update(Text(visible("".join(self._parts))))
 
     @property
     def text(self) -> str:
@@ -108,12 +109,12 @@ class ActionEntry(Vertical, can_focus=True):
         verb = TOOL_VERBS.get(self.tool, self.tool)
         line = Text()
         line.append(f"{icon} ", style="bold")
-        line.append(verb, style="bold")
-        line.append(f" {describe_call(self.tool, self.arguments)}")
+        line.append(one_line(verb), style="bold")
+        line.append(f" {one_line(describe_call(self.tool, self.arguments))}")
         if self.summary:
             marker = "▾" if self.expanded else "▸"
             line.append(f"  {marker} ", style="dim")
-            line.append(self.summary, style="red" if self.is_error else "dim")
+            line.append(one_line(self.summary), style="red" if self.is_error else "dim")
         elif not self.content:
             line.append("  …", style="dim")
         return line
@@ -141,7 +142,7 @@ class ActionEntry(Vertical, can_focus=True):
             shown = "\n".join(lines[:EXPANDED_LINES])
             if len(lines) > EXPANDED_LINES:
                 shown += f"\n… {len(lines) - EXPANDED_LINES} more lines"
-            self._detail.update(Text(shown))
+            self._detail.update(Text(visible(shown)))
         else:
             self._detail.update("")
         self._line.update(self._line_text())
@@ -158,4 +159,4 @@ class ErrorLine(Static):
     """An error, in place, in one or a few lines."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(f"[b]✗[/b] {escape(message)}", classes="entry error")
+        super().__init__(f"[b]✗[/b] {escape(visible(message))}", classes="entry error")
