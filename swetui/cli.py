@@ -91,9 +91,9 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
-    from swetui.text import visible
+    from swetui.text import terminal_safe
 
-    print(f"swetui: {visible(message)}", file=sys.stderr)
+    print(f"swetui: {terminal_safe(message)}", file=sys.stderr)
     return code
 
 

@@ -1,10 +1,11 @@
-"""Text from outside (the model, tools, file names, servers) made safe to print.
+"""Text from a model, a tool, a file name or a server made safe to print on a terminal.
 
 A terminal obeys control characters wherever they come from: ESC starts sequences that
 clear the screen, set the window title or write the clipboard (OSC 52); C1 bytes such as
 U+009B are CSI on some terminals; BEL, backspace and carriage return redraw what was
-printed. `visible` turns every such character into a visible escape (`\\x1b`), so nothing
-reaches the terminal raw and the user still sees that something was there.
+printed; bidirectional overrides reorder a line (`txt.exe` shown as `exe.txt`).
+`terminal_safe` shows every such character instead (ESC as `␛`, the others as `\\xNN` or
+`\\uNNNN`), so nothing reaches the terminal raw and the user still sees that it was there.
 """
 
 from __future__ import annotations
@@ -12,36 +13,35 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_BIDI = "\u202a-\u202e\u2066-\u2069"
-"""Embeddings, overrides and isolates: they reorder what is shown (a file name that reads
-`txt.exe` as `exe.txt`)."""
+_BIDI = "\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _LINES = "\u2028\u2029"
 _UNSAFE = re.compile(f"\r\n?|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_LINES}]")
 _UNSAFE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{_LINES}]")
 
 
 def _escape(char: str) -> str:
+    if char == "\x1b":
+        return "␛"
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _replace(match: re.Match[str]) -> str:
     found = match.group(0)
-    if found == "\r\n":
-        return "\n"
-    return _escape(found)
+    return "\n" if found == "\r\n" else _escape(found)
 
 
-def visible(text: str, *, newlines: bool = True, format_chars: bool = False) -> str:
-    """`text` with every control character shown as an escape (`\\x1b`, `\\x9b`, `\\u202e`).
+def terminal_safe(text: str, *, newlines: bool = True, format_chars: bool = False) -> str:
+    """`text` with every control character shown (`␛`, `\\x9b`, `\\u202e`), never raw.
 
     With `newlines`, line feeds and tabs are kept and CRLF becomes LF (a lone CR, which
-    would overwrite the line, is shown as `\\x0d`); without, they are escaped too, for a
-    value that must stay on one line. `format_chars` also escapes every other invisible
-    format character (zero-width joiners included)."""
+    would overwrite the line, is shown as `\\x0d`); without, they are shown too, for a value
+    that must stay on one line. `format_chars` also shows every other invisible format
+    character (zero-width joiners included), for values a person must judge exactly."""
     if format_chars:
-        return "".join(_escape(char) if unicodedata.category(char) in
-                       ("Cc", "Cf", "Zl", "Zp") else char for char in text)
+        kept = "\n\t" if newlines else ""
+        return "".join(_escape(char) if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")
+                       and char not in kept else char for char in text)
     pattern = _UNSAFE if newlines else _UNSAFE_LINE
     if pattern.search(text) is None:
         return text
@@ -49,8 +49,8 @@ def visible(text: str, *, newlines: bool = True, format_chars: bool = False) -> 
 
 
 def one_line(text: str) -> str:
-    """`visible(text)` kept on one line (a name, a summary, an argument)."""
-    return visible(text, newlines=False)
+    """`terminal_safe(text)` kept on one line (a name, a summary, an argument)."""
+    return terminal_safe(text, newlines=False)
 
 
 _CONTROLS = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{_BIDI}]")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from swetui.config import ApprovalRule, ConfigError, parse_toml, validate
-from swetui.text import visible as shown
+from swetui.text import terminal_safe
 from swetui.trust import CONFIG, MCP, ShippedFile, TrustState, TrustStore
 
 SHORT = 40
@@ -29,7 +29,7 @@ NOTES = {
 
 def visible(text: str) -> str:
     """`text` on one line with control, format and line-separator characters escaped."""
-    return shown(text, newlines=False, format_chars=True)
+    return terminal_safe(text, newlines=False, format_chars=True)
 
 
 def _value(value: Any, limit: int | None = None) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from swetui.text import visible
+from swetui.text import terminal_safe
 from tests import headless
 from tests.providers.loopback import LoopbackServer, json_reply
 
@@ -39,11 +39,12 @@ async def model() -> AsyncIterator[LoopbackServer]:
     await server.stop()
 
 
-def test_visible_shows_every_control_and_keeps_lines():
-    assert visible("a\x1b[2Jb\tc\r\nd\re\x9b\x07\u202e\x7f") == \
-        "a\\x1b[2Jb\tc\nd\\x0de\\x9b\\x07\\u202e\\x7f"
-    assert visible("one\ntwo", newlines=False) == "one\\x0atwo"
-    assert visible("plain text, ünïcode and emoji 👩‍💻") == "plain text, ünïcode and emoji 👩‍💻"
+def test_terminal_safe_shows_every_control_and_keeps_lines():
+    assert terminal_safe("a\x1b[2Jb\tc\r\nd\re\x9b\x07\u202e\x7f") == \
+        "a␛[2Jb\tc\nd\\x0de\\x9b\\x07\\u202e\\x7f"
+    assert terminal_safe("one\ntwo", newlines=False) == "one\\x0atwo"
+    plain = "plain text, ünïcode and emoji 👩‍💻"
+    assert terminal_safe(plain) is plain
 
 
 async def test_model_text_tool_names_arguments_and_results_are_shown_not_obeyed(
@@ -60,10 +61,10 @@ async def test_model_text_tool_names_arguments_and_results_are_shown_not_obeyed(
     assert code == 0, (out, err)
     assert_clean(out, err)
     text = out.decode()
-    assert "answer \\x1b]52;c;cHduZWQ=\\x07\\x1b]0;pwned\\x07\\x1b[2J\\x9b31msafe\\x0drm" in text
-    assert "thinking \\x1b]52;c;" in text
-    assert "frob\\x1b[2Jnicate" in text  # the unknown tool's name
-    assert "evil\\x1b]0;pwned\\x07.txt" in text  # a file name in a summary
+    assert "answer ␛]52;c;cHduZWQ=\\x07␛]0;pwned\\x07␛[2J\\x9b31msafe\\x0drm" in text
+    assert "thinking ␛]52;c;" in text
+    assert "frob␛[2Jnicate" in text  # the unknown tool's name
+    assert "evil␛]0;pwned\\x07.txt" in text  # a file name in a summary
     assert "gone\\x9b31m.txt" in text
 
 
@@ -73,7 +74,7 @@ async def test_a_servers_error_message_is_shown_not_obeyed(workspace: Path,
     code, out, err = await headless.run("go", workspace, headless.environment(model))
     assert code == 1
     assert_clean(out, err)
-    assert "bad request \\x1b]52;c;" in err.decode()
+    assert "bad request ␛]52;c;" in err.decode()
 
 
 def test_offline_answers_quoting_files_and_names_are_clean(workspace: Path):
@@ -87,7 +88,7 @@ def test_offline_answers_quoting_files_and_names_are_clean(workspace: Path):
         assert_clean(done.stdout, done.stderr)
     listing = subprocess.run([sys.executable, "-m", "swetui", "run", "list files"],
                              cwd=workspace, env=env, capture_output=True, timeout=120)
-    assert "name\\x1b]0;pwned\\x07\\x1b[2J.md" in listing.stdout.decode()
+    assert "name␛]0;pwned\\x07␛[2J.md" in listing.stdout.decode()
 
 
 def test_context_and_sessions_commands_print_hostile_names_visibly(tmp_path: Path):
@@ -107,7 +108,7 @@ def test_context_and_sessions_commands_print_hostile_names_visibly(tmp_path: Pat
         assert_clean(done.stdout, done.stderr)
     sessions = subprocess.run([sys.executable, "-m", "swetui", "sessions", str(root)], env=env,
                               capture_output=True, timeout=120, text=True)
-    assert "hello \\x1b]52;c;" in sessions.stdout
+    assert "hello ␛]52;c;" in sessions.stdout
     report = json.loads(subprocess.run(
         [sys.executable, "-m", "swetui", "context", str(root), "--json"], env=env,
         capture_output=True, timeout=120).stdout)

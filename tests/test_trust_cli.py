@@ -197,7 +197,7 @@ def test_escape_sequences_in_a_shipped_file_are_shown_not_obeyed(workspace: Path
     context = swetui("context", str(workspace))
     for text in (review.stdout, context.stderr):
         assert "\x1b" not in text and "\u202e" not in text and "\r" not in text
-    assert "rm\\x1b[2K\\x0d\\u202eharmless" in review.stdout
+    assert "rm␛[2K\\x0d\\u202eharmless" in review.stdout
 
 
 def test_trust_is_keyed_by_real_path(workspace: Path, tmp_path: Path):

@@ -10,7 +10,7 @@ from swetui.engine.budget import Budget
 from swetui.engine.context import ContextEngine
 from swetui.engine.workspace import open_workspace
 from swetui.options import LaunchOptions, settings_for
-from swetui.text import visible
+from swetui.text import terminal_safe
 from swetui.trust_review import workspace_notices
 
 
@@ -45,7 +45,7 @@ def show_context(options: LaunchOptions, *, as_json: bool) -> int:
     budget = engine.budget()
     report = context_report(engine, budget)
     for notice in workspace.notices:
-        print(f"swetui: {visible(notice)}", file=sys.stderr)
+        print(f"swetui: {terminal_safe(notice)}", file=sys.stderr)
     if as_json:
         report["workspace"] = str(root)
         report["notices"] = workspace.notices
@@ -63,7 +63,7 @@ def _print_tables(root: str, report: dict[str, Any]) -> None:
 
     # Piped output keeps whole lines (for grep and logs); a terminal uses its own width.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
-    shown = escape(visible(root, newlines=False))
+    shown = escape(terminal_safe(root, newlines=False))
     console.print(f"[b]{shown}[/b]  {report['total']:,} of {report['limit']:,} tokens "
                   f"({report['percent']:.1f}%), compaction at {report['threshold']:.0%} "
                   f"({report['threshold_tokens']:,}); tokenizer {report['encoding']}",
@@ -79,7 +79,7 @@ def _print_tables(root: str, report: dict[str, Any]) -> None:
                   title_justify="left")
     for item in report["items"]:
         items.add_row(item["id"], item["layer"], item["kind"],
-                      Text(visible(item["title"], newlines=False)),
+                      Text(terminal_safe(item["title"], newlines=False)),
                       f"{item['tokens']:,}",
                       item["state"] + (" (edited)" if item["edited"] else ""),
                       "yes" if item["pinned"] else "")

@@ -27,12 +27,12 @@ from swetui.agent.turn_events import (
 )
 from swetui.interrupts import EXIT_INTERRUPTED, run_interruptibly
 from swetui.options import LaunchOptions
-from swetui.text import one_line, visible
+from swetui.text import one_line, terminal_safe
 
 
 def warn(message: str) -> None:
     """`swetui: message` on stderr, control characters made visible."""
-    print(f"swetui: {visible(message)}", file=sys.stderr)
+    print(f"swetui: {terminal_safe(message)}", file=sys.stderr)
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -84,10 +84,10 @@ class Printer:
             if self.section != "reasoning":
                 self.enter("reasoning")
                 out.write(self.style("thinking: ", "2"))
-            out.write(self.style(visible(event.text), "2"))
+            out.write(self.style(terminal_safe(event.text), "2"))
         elif isinstance(event, AnswerChunk):
             self.enter("answer")
-            out.write(visible(event.text))
+            out.write(terminal_safe(event.text))
         elif isinstance(event, ToolCallStarted):
             self.enter("tool")
             arguments = json.dumps(event.arguments, ensure_ascii=False)

@@ -17,7 +17,7 @@ from textual.widgets import Input, TextArea
 from swetui.agent import Session
 from swetui.interrupts import EXIT_INTERRUPTED, CtrlC, close_loop, event_loop
 from swetui.options import LaunchOptions
-from swetui.text import one_line, visible
+from swetui.text import one_line, terminal_safe
 from swetui.ui.control_filter import CONTROL_FILTER
 from swetui.ui.palette import PROVIDERS
 from swetui.ui.screens.main import WorkspaceScreen
@@ -90,7 +90,7 @@ class SweTuiApp(App[int]):
                timeout: float | None = None, markup: bool = True) -> None:
         """Notifications name files and quote errors: shown as plain text with control
         characters visible (a name like `[@click=…]` is not markup)."""
-        super().notify(visible(message), title=one_line(title), severity=severity,
+        super().notify(terminal_safe(message), title=one_line(title), severity=severity,
                        timeout=timeout, markup=False)
 
     def get_line_filters(self) -> Sequence[LineFilter]:

@@ -18,7 +18,7 @@ from rich.text import Text
 from swetui.agent import Session
 from swetui.engine.files import read_error
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
-from swetui.text import one_line, visible
+from swetui.text import one_line, terminal_safe
 from swetui.ui.widgets.status import format_tokens
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ class SlashCommands:
         """A notice in the transcript; a plain string is text (never markup), with control
         characters made visible."""
         if isinstance(content, str):
-            content = Text(visible(content))
+            content = Text(terminal_safe(content))
         self.screen.transcript.notice(content, kind)
 
     async def run(self, text: str) -> None:

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from swetui.agent.events import PendingAction
-from swetui.text import one_line, visible
+from swetui.text import one_line, terminal_safe
 from swetui.ui.widgets.approval_preview import action_title
 from swetui.ui.widgets.diff_view import highlight_lines, render_hunk, syntax_theme
 
@@ -33,7 +33,7 @@ class BatchEntry(Static, can_focus=True):
         if action.protected:
             text.append(f"\n⚠ Protected: {one_line(action.protected)}", style="bold red")
         if action.kind == "bash":
-            text.append(f"\n$ {visible(action.command or '')}\n  in {one_line(action.cwd)}")
+            text.append(f"\n$ {terminal_safe(action.command or '')}\n  in {one_line(action.cwd)}")
             return text
         theme = syntax_theme(self.app.current_theme.dark)
         old = highlight_lines(action.old_content, action.path, theme)

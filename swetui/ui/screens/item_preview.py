@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static, TextArea
 
 from swetui.engine.items import ContextItem, ItemKind
-from swetui.text import one_line, visible
+from swetui.text import one_line, terminal_safe
 from swetui.ui.widgets.gauge import format_tokens
 
 HIGHLIGHT_LINES = 3_000
@@ -83,7 +83,7 @@ class ItemPreview(ModalScreen[None]):
         return one_line(" · ".join(facts))
 
     def _body(self, content: str) -> ComposeResult:
-        content = visible(content)  # read-only here: shown, never obeyed
+        content = terminal_safe(content)  # read-only here: shown, never obeyed
         if not content:
             yield Static(Text("(empty)", style="italic"), id="preview-text")
             return

@@ -21,7 +21,7 @@ from textual.widgets import Label, Static, TabbedContent, TabPane, TextArea
 from swetui.engine.assembly import AssemblyResult
 from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.messages import Message
-from swetui.text import one_line, visible
+from swetui.text import one_line, terminal_safe
 from swetui.ui.widgets.gauge import format_tokens
 
 MESSAGE_PREVIEW_LINES = 200
@@ -29,7 +29,7 @@ MESSAGE_PREVIEW_LINES = 200
 
 
 def _clip(text: str, lines: int = MESSAGE_PREVIEW_LINES) -> str:
-    text = visible(text)  # what the model is sent, shown: control characters visible
+    text = terminal_safe(text)  # what the model is sent, shown: control characters visible
     parts = text.split("\n")
     if len(parts) <= lines:
         return text
@@ -77,7 +77,7 @@ class RequestView(ModalScreen[None]):
                 with TabPane("Tools", id="tools"), VerticalScroll():
                     yield Static(self._tools(), id="request-tools")
                 with TabPane("JSON", id="json"):
-                    yield TextArea(visible(json.dumps(request.model_dump(mode="json"),
+                    yield TextArea(terminal_safe(json.dumps(request.model_dump(mode="json"),
                                                       indent=2, ensure_ascii=False)),
                                    read_only=True, show_line_numbers=True, id="request-json")
             yield Static("esc close · 1–4 tabs", id="request-keys")
@@ -148,7 +148,7 @@ class RequestView(ModalScreen[None]):
             text.append(one_line(tool.name), style="bold")
             params = ", ".join(tool.parameters.get("properties", {}))
             text.append(f"({one_line(params)})\n", style="dim")
-            text.append(f"  {visible(tool.description)}\n")
+            text.append(f"  {terminal_safe(tool.description)}\n")
         return text
 
     def action_tab(self, tab: str) -> None:

@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from swetui.agent.events import PendingAction
-from swetui.text import one_line, visible
+from swetui.text import one_line, terminal_safe
 from swetui.ui.widgets.diff_view import DiffView, syntax_theme
 
 
@@ -99,7 +99,7 @@ class ActionPreview(Vertical):
         theme = syntax_theme(self.app.current_theme.dark)
         text = Text()
         text.append("command\n", style="bold")
-        shown = visible(action.command or "")
+        shown = terminal_safe(action.command or "")
         code = Syntax(shown, "bash", theme=theme, background_color="default",
                       word_wrap=True).highlight(f"$ {shown}")
         code.rstrip()

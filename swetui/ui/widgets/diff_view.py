@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from swetui.agent.diffs import NO_NEWLINE, Hunk
-from swetui.text import visible
+from swetui.text import terminal_safe
 
 HIGHLIGHT_LIMIT = 400_000
 """Characters above which a file is shown without syntax colours (they would stall the UI)."""
@@ -35,7 +35,7 @@ def highlight_lines(text: str | None, path: str | None, theme: str) -> list[Text
     """Each line of `text` highlighted as the language its path suggests."""
     if not text:
         return []
-    text = visible(text)  # a diff is read, never obeyed: control characters are shown
+    text = terminal_safe(text)  # a diff is read, never obeyed: control characters are shown
     lines = text.split("\n")
     if len(text) > HIGHLIGHT_LIMIT or not path:
         return [Text(line) for line in lines]

@@ -28,7 +28,7 @@ from swetui.engine.events import (
     CompactionUndone,
     EngineNotice,
 )
-from swetui.text import one_line, visible
+from swetui.text import one_line, terminal_safe
 from swetui.ui.widgets.status import format_duration, format_tokens
 from swetui.ui.widgets.transcript_answer import AnswerBlock
 from swetui.ui.widgets.transcript_entries import (
@@ -81,7 +81,7 @@ class Transcript(VerticalScroll):
 
     def markdown(self, text: str) -> None:
         """A block of Markdown from swetui (notes, help)."""
-        self._add(Markdown(visible(text), classes="entry notice-markdown"))
+        self._add(Markdown(terminal_safe(text), classes="entry notice-markdown"))
 
     def error(self, message: str) -> None:
         self._add(ErrorLine(message))
@@ -106,7 +106,7 @@ class Transcript(VerticalScroll):
         if self._answer is None:
             self._answer = AnswerBlock()
             self._add(self._answer)
-        self._answer.feed(visible(text))
+        self._answer.feed(terminal_safe(text))
         if not self.is_anchored:
             self.call_after_refresh(self._anchor_when_full)
 
@@ -168,7 +168,7 @@ class Transcript(VerticalScroll):
                             "compaction")
             case EngineNotice():
                 prefix = "! " if event.level == "warning" else "⇣ "
-                self.notice(Text(f"{prefix}{visible(event.message)}"), event.level)
+                self.notice(Text(f"{prefix}{terminal_safe(event.message)}"), event.level)
 
     def _finish_turn(self, event: TurnFinished) -> None:
         self._close_blocks()

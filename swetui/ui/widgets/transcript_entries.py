@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
 from swetui.agent.icons import tool_icon
-from swetui.text import one_line, visible
+from swetui.text import one_line, terminal_safe
 
 TOOL_VERBS: dict[str, str] = {
     "read_file": "Read", "grep": "Grep", "list_dir": "List", "glob": "Glob",
@@ -49,7 +49,7 @@ class UserMessage(Static):
     """What the user sent."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(Text(visible(text)), classes="entry user-message", markup=False)
+        super().__init__(Text(terminal_safe(text)), classes="entry user-message", markup=False)
 
 
 class NoticeLine(Static):
@@ -70,7 +70,7 @@ class ReasoningBlock(Collapsible):
 
     def append(self, text: str) -> None:
         self._parts.append(text)
-        self._body.update(Text(visible("".join(self._parts))))
+        self._body.update(Text(terminal_safe("".join(self._parts))))
 
     @property
     def text(self) -> str:
@@ -142,7 +142,7 @@ class ActionEntry(Vertical, can_focus=True):
             shown = "\n".join(lines[:EXPANDED_LINES])
             if len(lines) > EXPANDED_LINES:
                 shown += f"\n… {len(lines) - EXPANDED_LINES} more lines"
-            self._detail.update(Text(visible(shown)))
+            self._detail.update(Text(terminal_safe(shown)))
         else:
             self._detail.update("")
         self._line.update(self._line_text())
@@ -159,4 +159,4 @@ class ErrorLine(Static):
     """An error, in place, in one or a few lines."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(f"[b]✗[/b] {escape(visible(message))}", classes="entry error")
+        super().__init__(f"[b]✗[/b] {escape(terminal_safe(message))}", classes="entry error")
