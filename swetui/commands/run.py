@@ -77,7 +77,7 @@ class Printer:
                 os.close(devnull)
 
     def _write(self, event: Any) -> None:
-        # Everything from the model, a tool or a file name goes through `visible`: control
+        # Everything from the model, a tool or a file name goes through `terminal_safe`: control
         # characters are shown as escapes, never sent to the terminal raw.
         out = self.out
         if isinstance(event, ReasoningChunk):
