@@ -37,6 +37,8 @@ def protection(action: PendingAction) -> str | None:
     """Why `action` must always ask, or None: computed from the action itself so a restored
     or hand-made action cannot drop its own protection."""
     if action.kind == "bash":
+        if action.sandbox_denied is not None:
+            return "runs outside the sandbox"
         return CommandReader(action.cwd).danger(action.command or "")
     return protected_path_reason(action.path) or _protected_target(action)
 
@@ -89,8 +91,6 @@ class Policy:
         verdict = self._decide(action, session_rules, workspace_rules)
         if verdict.verdict != "allow" or action.kind != "bash":
             return verdict
-        if action.sandbox_denied is not None:
-            return PolicyDecision("ask", "runs outside the sandbox: always asks", "protected")
         if not sandboxed and not is_harmless(action.command or "", action.cwd):
             return PolicyDecision("ask", "no sandbox on this system: only commands that are "
                                   "plainly read-only run without asking", "mode")

@@ -122,9 +122,6 @@ def headless_verdict(action: Any, yes: bool) -> str | None:
     protected actions never."""
     from swetui.agent.policy import protection
 
-    if action.sandbox_denied is not None:
-        return ("running a command outside the sandbox needs a person's approval in the "
-                "full-screen workspace")
     # Recomputed from the action itself, never trusted from a stored flag.
     reason = protection(action)
     if reason:

@@ -92,6 +92,14 @@ def sandbox_denial(text: str) -> str | None:
     return None
 
 
+def _not_started(command: str, reason: str) -> ToolResult:
+    """The result when the sandbox could not start: the command never ran."""
+    return ToolResult(content=f"$ {command}\nThe command did not run: the sandbox could not "
+                      f"start ({reason}).", is_error=True,
+                      summary="not run: the sandbox could not start",
+                      data={"exit_code": None, "sandbox_failed": reason})
+
+
 async def run_command(command: str, cwd: str, timeout: float,
                       output_cap: int = OUTPUT_CAP, *, sandbox: Sandbox | None = None,
                       confine: bool = True) -> ToolResult:
@@ -107,10 +115,7 @@ async def run_command(command: str, cwd: str, timeout: float,
             argv = await asyncio.to_thread(sandbox.argv, command, shell_path(),
                                            confine=confined)
         except WorkspaceTooLarge as exc:
-            return ToolResult(content=f"$ {command}\nThe command did not run: the sandbox "
-                              f"could not start ({exc}).", is_error=True,
-                              summary="not run: the sandbox could not start",
-                              data={"exit_code": None, "sandbox_failed": str(exc)})
+            return _not_started(command, str(exc))
     else:
         argv = [shell_path(), "-c", command]
     # Output goes to a temp file, not a pipe: a background child that keeps the pipe open
@@ -138,10 +143,7 @@ async def run_command(command: str, cwd: str, timeout: float,
     if sandbox is not None and code == SETUP_FAILED:
         failure = setup_failure(text)
         if failure is not None:
-            return ToolResult(content=f"$ {command}\nThe command did not run: the sandbox "
-                              f"could not start ({failure}).", is_error=True,
-                              summary="not run: the sandbox could not start",
-                              data={"exit_code": None, "sandbox_failed": failure})
+            return _not_started(command, failure)
     notes = []
     if dropped:
         notes.append(f"[output cut: {total:,} bytes in all; the middle "
