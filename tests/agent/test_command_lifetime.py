@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,23 @@ def wait_for(condition, what: str, deadline: float = 60.0) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def kill_swetui_mid_command(workspace: Path, command: str, marker: str, sig: int,
+                            started: Callable[[], bool]) -> None:
+    """Run `command` in `swetui run`, signal swetui once `started`, and wait until no process
+    named `marker` is left (whatever happens, none is left behind by the test)."""
+    swetui = start_run(workspace, f'run "{command}"', "--yes", "--mode", "auto")
+    try:
+        wait_for(started, "the command to start")
+        os.kill(swetui.pid, sig)
+        swetui.wait(timeout=60)
+        wait_for(lambda: not processes_with(marker), "the command to die with swetui")
+    finally:
+        if swetui.poll() is None:
+            swetui.kill()
+        for pid in processes_with(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
 def session_events(workspace: Path) -> list[dict]:
     [log] = (workspace / ".swetui" / "sessions").glob("*.jsonl")
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
@@ -57,17 +75,8 @@ def test_a_running_command_dies_with_swetui_and_is_reported_on_resume(
     marker = f"swetui-life-{os.getpid()}-{workspace.parent.name}-{sig.name}"
     command = f"echo started > started.txt; (exec -a {marker} sleep 300) & exec -a {marker} " \
               "sleep 300"
-    swetui = start_run(workspace, f'run "{command}"', "--yes", "--mode", "auto")
-    try:
-        wait_for(lambda: len(processes_with(marker)) == 2, "the command to start")
-        os.kill(swetui.pid, sig)
-        swetui.wait(timeout=60)
-        wait_for(lambda: not processes_with(marker), "the command to die with swetui")
-    finally:
-        if swetui.poll() is None:
-            swetui.kill()
-        for pid in processes_with(marker):
-            os.kill(pid, signal.SIGKILL)
+    kill_swetui_mid_command(workspace, command, marker, sig,
+                            lambda: len(processes_with(marker)) == 2)
     assert (workspace / "started.txt").exists()
 
     resumed = subprocess.run([sys.executable, "-m", "swetui", "run", "--continue", "list files"],
@@ -120,14 +129,5 @@ def test_a_fork_storm_of_detached_children_dies_with_swetui(workspace: Path,
     marker = f"swetui-storm-{os.getpid()}-{workspace.parent.name}"
     command = (f"trap '' TERM; for i in $(seq 1 200); do (setsid bash -c 'exec -a {marker} "
                f"sleep 300' &); done; echo started > started.txt; exec -a {marker} sleep 300")
-    swetui = start_run(workspace, f'run "{command}"', "--yes", "--mode", "auto")
-    try:
-        wait_for(lambda: (workspace / "started.txt").exists(), "the storm to start")
-        os.kill(swetui.pid, signal.SIGKILL)
-        swetui.wait(timeout=60)
-        wait_for(lambda: not processes_with(marker), "every child to die with swetui")
-    finally:
-        if swetui.poll() is None:
-            swetui.kill()
-        for pid in processes_with(marker):
-            os.kill(pid, signal.SIGKILL)
+    kill_swetui_mid_command(workspace, command, marker, signal.SIGKILL,
+                            lambda: (workspace / "started.txt").exists())
