@@ -8,8 +8,8 @@ from typing import Any
 
 from bench.common import entry, median, timings
 from swetui.engine.compaction import StructuralCompactor, identifiers, undo
-from swetui.engine.compaction_sample import make_session
-from swetui.engine.compaction_text import argument_text, clear_caches
+from swetui.engine.compaction.sample import make_session
+from swetui.engine.compaction.text import argument_text, clear_caches
 from swetui.engine.context import ContextEngine
 
 RUNS = 5

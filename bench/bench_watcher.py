@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import entry, median, percentile
-from swetui.engine.compaction_sample import SessionMaker
+from swetui.engine.compaction.sample import SessionMaker
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import BudgetChanged
 from swetui.engine.items import ContextItem, ItemKind, Layer, Source

@@ -25,8 +25,6 @@ from swetui.agent.events import (
     ModeChanged,
     PendingAction,
     RulesChanged,
-    ToolFinished,
-    ToolStarted,
 )
 from swetui.agent.session import AgentSession, SessionBusy
 from swetui.agent.tools.base import ToolError, ToolResult
@@ -50,6 +48,6 @@ __all__ = [
     "CompactionNotice", "CompactionTrigger", "Decision", "EditUndone", "ModeChanged",
     "ModelCallFinished", "ModelCallStarted", "PendingAction", "ReasoningChunk",
     "RetrievalDone", "RuleScope", "RulesChanged", "Session", "SessionBusy", "SessionStats",
-    "ToolCallFinished", "ToolCallStarted", "ToolError", "ToolFinished", "ToolResult",
-    "ToolStarted", "TurnEvent", "TurnFinished", "TurnStarted", "UnknownActionError",
+    "ToolCallFinished", "ToolCallStarted", "ToolError", "ToolResult", "TurnEvent",
+    "TurnFinished", "TurnStarted", "UnknownActionError",
 ]

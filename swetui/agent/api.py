@@ -8,7 +8,11 @@ implementation. Who publishes what:
 - the approval queue and the toolbox (`swetui.agent.events`): approvals, commands, mode,
   rules, undo;
 - the turn loop (`swetui.agent.turn_events`): the turn, its model calls, stream chunks and
-  tool calls, in transcript order.
+  tool calls (one `ToolCallStarted` and one `ToolCallFinished` per call), in transcript
+  order.
+
+The providers' stream events (`swetui.providers.events`) stay between a provider and the
+turn loop: they are never published.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from swetui.agent.tools.base import ToolResult
 from swetui.agent.turn_events import TurnEvent, TurnFinished
 from swetui.config import ApprovalRule, Mode
 from swetui.engine.bus import EventBus
-from swetui.engine.compaction_plan import CompactionPlan
+from swetui.engine.compaction.plan import CompactionPlan
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import CompactionFinished, EngineEvent
 from swetui.engine.items import ContextItem

@@ -1,4 +1,10 @@
-"""The agent's approval and tool models and the events it publishes about them.
+"""Approvals: the pending action and the decision models, and the events the approval
+queue (`ApprovalRequested`, `ApprovalDecided`, `ApprovalCancelled`) and the toolbox
+(`ApprovalDecided` by a rule or the mode, `CommandStarted`, `ModeChanged`, `RulesChanged`,
+`EditUndone`) publish.
+
+A tool call's own start and finish are turn events (`ToolCallStarted`, `ToolCallFinished`
+in `swetui.agent.turn_events`), published once per call by the turn loop.
 
 `PendingAction` and `Decision` are plain JSON-serialisable pydantic models so a session log
 can store a pending approval and a restarted process can bring it back, still pending.
@@ -13,7 +19,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from swetui.agent.diffs import Hunk
-from swetui.agent.tools.base import ToolResult
 from swetui.config import ApprovalRule, Mode
 from swetui.messages import ToolCall
 
@@ -106,14 +111,6 @@ class ApprovalCancelled(BaseModel):
     reason: str
 
 
-class ToolStarted(BaseModel):
-    """The agent started running a tool call."""
-
-    model_config = ConfigDict(frozen=True)
-    call: ToolCall
-    started_at: datetime = Field(default_factory=_now)
-
-
 class CommandStarted(BaseModel):
     """An approved command is about to run: logged (durably) so a command that was running
     when swetui died is reported on resume."""
@@ -123,16 +120,6 @@ class CommandStarted(BaseModel):
     call_id: str
     command: str
     confined: bool
-
-
-class ToolFinished(BaseModel):
-    """A tool call finished (including refusals and denials, which are results too)."""
-
-    model_config = ConfigDict(frozen=True)
-    call: ToolCall
-    result: ToolResult
-    duration: float
-    """Seconds, including the time spent waiting for approval."""
 
 
 class ModeChanged(BaseModel):
@@ -157,5 +144,5 @@ class EditUndone(BaseModel):
 
 
 ApprovalEvent = (ApprovalRequested | ApprovalDecided | ApprovalCancelled | CommandStarted
-                 | ToolStarted | ToolFinished | ModeChanged | RulesChanged | EditUndone)
+                 | ModeChanged | RulesChanged | EditUndone)
 """Every event the approval queue and the toolbox publish."""

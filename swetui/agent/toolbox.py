@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,8 +26,6 @@ from swetui.agent.events import (
     ModeChanged,
     PendingAction,
     RulesChanged,
-    ToolFinished,
-    ToolStarted,
     new_action_id,
 )
 from swetui.agent.policy import Policy, PolicyDecision
@@ -51,7 +48,7 @@ from swetui.agent.tools.base import (
 from swetui.agent.tools.commands import CommandReader
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
 from swetui.agent.tools.shell import MAX_TIMEOUT, run_command
-from swetui.agent.tools.workspace import ReadLedger, Workspace
+from swetui.agent.tools.workspace import ReadLedger, WorkspaceFiles
 from swetui.config import ConfigError, Mode, Settings
 from swetui.engine.bus import EventBus
 from swetui.engine.events import EngineNotice
@@ -69,7 +66,7 @@ class Toolbox:
     def __init__(self, root: Path, settings: Settings, queue: ApprovalQueue, bus: EventBus, *,
                  recall: RecallFn | None = None, checkpoints: Checkpoints | None = None,
                  mode: Mode | None = None, rules: RuleBook | None = None) -> None:
-        self.workspace = Workspace(root)
+        self.workspace = WorkspaceFiles(root)
         self.root = self.workspace.root
         self.settings = settings
         self.queue = queue
@@ -162,17 +159,11 @@ class Toolbox:
     # -- running -------------------------------------------------------------------------
 
     async def _reported(self, call: ToolCall, work: Awaitable[ToolResult]) -> ToolResult:
-        started = time.monotonic()
-        self.bus.publish(ToolStarted(call=call))
+        """`work`'s result, every failure turned into an error result (redacted)."""
         try:
             result = await work
         except ToolError as exc:
             result = exc.result()
-        except asyncio.CancelledError:
-            result = ToolResult(content="Interrupted: the tool call was cancelled.",
-                                is_error=True, summary="interrupted")
-            self._finished(call, result, started)
-            raise
         except OSError as exc:
             result = ToolResult(content=f"Error: {call.name} failed: {exc.strerror or exc}",
                                 is_error=True, summary=f"{call.name} failed")
@@ -181,13 +172,7 @@ class Toolbox:
             result = ToolResult(content=f"Error: {call.name} failed unexpectedly: "
                                 f"{type(exc).__name__}: {exc}", is_error=True,
                                 summary=f"{call.name} failed: {type(exc).__name__}")
-        result = redacted(result)
-        self._finished(call, result, started)
-        return result
-
-    def _finished(self, call: ToolCall, result: ToolResult, started: float) -> None:
-        self.bus.publish(ToolFinished(call=call, result=redacted(result),
-                                      duration=time.monotonic() - started))
+        return redacted(result)
 
     async def _dispatch(self, call: ToolCall) -> ToolResult:
         args = parse_arguments(getattr(call, "name", ""), getattr(call, "arguments", None))

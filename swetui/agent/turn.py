@@ -107,6 +107,7 @@ class TurnLoop:
         """The call the toolbox is carrying out now (it may already have taken effect)."""
         self.approved: set[str] = set()
         """Calls approved during this turn (by the user, a rule or the mode)."""
+        self.call_started: dict[str, float] = {}
 
     def publish(self, event: BaseModel) -> None:
         self.bus.publish(event)
@@ -245,6 +246,7 @@ class TurnLoop:
     async def _run_tools(self, calls: list[ToolCallEnd]) -> None:
         for call in calls:
             arguments = call.arguments if call.arguments is not None else {}
+            self.call_started[call.id] = time.monotonic()
             self.publish(ToolCallStarted(turn=self.turn, call_id=call.id, name=call.name,
                                          arguments=arguments))
             if call.arguments is None:
@@ -269,9 +271,11 @@ class TurnLoop:
                         is_error=is_error, path=path, turn=self.turn,
                         title=f"{call.name} {shown}",
                         reason=f"{call.name} finished")
+        started = self.call_started.pop(call.id, None)
+        duration = round(time.monotonic() - started, 3) if started is not None else 0.0
         self.publish(ToolCallFinished(turn=self.turn, call_id=call.id, name=call.name,
                                       summary=summary, content=content, is_error=is_error,
-                                      path=path))
+                                      path=path, duration=duration))
 
     def _close_interrupted(self) -> None:
         """Keep what the model said and give every open call a result."""

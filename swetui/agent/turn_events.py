@@ -1,7 +1,10 @@
 """Events of an agent turn, in the order a transcript shows them.
 
-The turn loop publishes these on the engine's bus; the UI renders them and `swetui run`
-prints them. Approval and tool-execution events live in `swetui.agent.events`.
+The turn loop publishes these on the engine's bus (and `CompactionNotice` the session's
+automatic compaction); the UI renders them and `swetui run` prints them. A tool call has
+one pair, `ToolCallStarted` then `ToolCallFinished`, also when it is malformed, denied or
+cancelled. Approval events live in `swetui.agent.events`; the provider's stream events
+(`swetui.providers.events`) are never published on the bus.
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ class ToolCallFinished(_Event):
     is_error: bool = False
     path: str | None = None
     """The workspace file the tool touched, if any."""
+    duration: float = 0.0
+    """Seconds from the call's start to its result, including the wait for approval."""
 
 
 class ModelCallFinished(_Event):

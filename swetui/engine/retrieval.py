@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swetui.engine.compaction_text import identifiers
+from swetui.engine.compaction.text import identifiers
 from swetui.engine.context import ContextEngine
 from swetui.engine.files import (
     BUILD_DIRS,

@@ -1,4 +1,8 @@
-"""Normalised streaming events every provider emits, whatever its wire protocol."""
+"""Normalised streaming events every provider emits, whatever its wire protocol.
+
+These are what `Provider.stream` yields to the turn loop; they are never published on the
+bus (the turn loop turns them into `swetui.agent.turn_events`).
+"""
 
 from __future__ import annotations
 

@@ -14,8 +14,6 @@ from swetui.agent.events import (
     ApprovalDecided,
     ApprovalRequested,
     PendingAction,
-    ToolFinished,
-    ToolStarted,
 )
 from swetui.agent.toolbox import Toolbox
 from swetui.engine.bus import EventBus
@@ -36,8 +34,9 @@ async def test_ask_mode_queues_an_edit_with_a_diff_and_applies_on_approve(
     toolbox.queue.approve(action.id)
     result = await task
     assert not result.is_error and "bye" in (ws_root / "src/app.py").read_text()
-    assert [type(e) for e in recorder.events] == [
-        ToolStarted, ApprovalRequested, ApprovalDecided, ToolFinished]
+    # The toolbox publishes the approval; the call's start and finish are the turn loop's
+    # (tests/agent/test_turn.py checks the whole order).
+    assert [type(e) for e in recorder.events] == [ApprovalRequested, ApprovalDecided]
     assert recorder.of(ApprovalDecided)[0].by == "user"
 
 

@@ -89,10 +89,10 @@ import resource
 from pathlib import Path
 from swetui.agent.tools.base import ReadFileArgs
 from swetui.agent.tools.readers import read_file
-from swetui.agent.tools.workspace import ReadLedger, Workspace
+from swetui.agent.tools.workspace import ReadLedger, WorkspaceFiles
 from swetui.config import Settings
 def read(offset):
-    return read_file(Workspace(Path({str(root)!r})), ReadLedger(), Settings(),
+    return read_file(WorkspaceFiles(Path({str(root)!r})), ReadLedger(), Settings(),
                      ReadFileArgs(path="big.log", offset=offset)).content.splitlines()
 print([read(1)[-1], *read(1501)])
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)

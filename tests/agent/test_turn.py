@@ -6,9 +6,14 @@ import asyncio
 
 import pytest
 
-from swetui.agent.events import ApprovalRequested
+from swetui.agent.events import ApprovalDecided, ApprovalRequested
 from swetui.agent.session import AgentSession, SessionBusy
-from swetui.agent.turn_events import AnswerChunk, ToolCallFinished, TurnFinished
+from swetui.agent.turn_events import (
+    AnswerChunk,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+)
 from swetui.engine.items import ItemKind
 from swetui.options import LaunchOptions
 from swetui.providers.events import StreamError, TextDelta
@@ -169,3 +174,25 @@ async def test_watch_updates_an_added_file_when_it_changes_on_disk(workspace):
                      "the change reached the item")
     watcher.cancel()
     assert session.engine.budget().total > before
+
+
+async def test_a_tool_call_publishes_one_start_and_one_finish_around_its_approval(workspace):
+    provider = ScriptedProvider(
+        calls(("c1", "edit_file", {"path": "src/app.py", "old": "hello", "new": "bye"})),
+        answer("Edited."))
+    session = open_session(workspace, provider)
+    seen = []
+    session.bus.subscribe(seen.append)
+    session.bus.subscribe(lambda event: session.queue.approve(event.action.id),
+                          ApprovalRequested)
+    finished = await session.send("say bye")
+    assert finished.error is None and "bye" in (workspace / "src/app.py").read_text()
+    about_the_call = [type(event) for event in seen if isinstance(
+        event, ToolCallStarted | ApprovalRequested | ApprovalDecided | ToolCallFinished)]
+    assert about_the_call == [ToolCallStarted, ApprovalRequested, ApprovalDecided,
+                              ToolCallFinished]
+    [done] = [event for event in seen if isinstance(event, ToolCallFinished)]
+    assert done.call_id == "c1" and not done.is_error and done.duration >= 0
+    # One event per step of the call, no parallel set (the toolbox publishes none).
+    assert [type(event).__name__ for event in seen if "Tool" in type(event).__name__] == [
+        "ToolCallStarted", "ToolCallFinished"]

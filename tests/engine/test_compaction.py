@@ -13,8 +13,8 @@ from swetui.engine.compaction import (
     identifiers,
     undo,
 )
-from swetui.engine.compaction_sample import SessionMaker, make_session
-from swetui.engine.compaction_text import argument_text
+from swetui.engine.compaction.sample import SessionMaker, make_session
+from swetui.engine.compaction.text import argument_text
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import (
     BudgetChanged,
@@ -304,7 +304,7 @@ def test_apply_reuses_the_planned_items_and_reprices_what_changed_since():
 
 
 def test_identifiers_are_the_same_cold_and_warm():
-    from swetui.engine.compaction_text import clear_caches
+    from swetui.engine.compaction.text import clear_caches
 
     text = ("see src/core/config_1.py and ParseConfig.load_value; self.resolve_index_3(x) "
             "plain words only, a-b, HTTPServer x.y _private v2.0 --flag path/to/")

@@ -14,8 +14,8 @@ from swetui.engine.compaction import (
     recall,
     undo,
 )
-from swetui.engine.compaction_model import SUMMARY_SYSTEM
-from swetui.engine.compaction_sample import SessionMaker
+from swetui.engine.compaction.model import SUMMARY_SYSTEM
+from swetui.engine.compaction.sample import SessionMaker
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind
 

@@ -118,13 +118,13 @@ CHILD = """
     from swetui.agent.approvals import ApprovalQueue
     from swetui.agent.tools import files, readers
     from swetui.agent.tools.base import ToolError, parse_arguments
-    from swetui.agent.tools.workspace import ReadLedger, Workspace
+    from swetui.agent.tools.workspace import ReadLedger, WorkspaceFiles
     from swetui.config import Settings
     from swetui.messages import ToolCall
     root, tool, raw = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
     import json
     arguments = json.loads(raw)
-    ws, ledger, settings = Workspace(root), ReadLedger(), Settings()
+    ws, ledger, settings = WorkspaceFiles(root), ReadLedger(), Settings()
     args = parse_arguments(tool, arguments)
     call = ToolCall(id="c1", name=tool, arguments=arguments)
     try:

@@ -19,7 +19,7 @@ from swetui.agent.tools.workspace import (
     HASH_LIMIT,
     ReadLedger,
     TextFile,
-    Workspace,
+    WorkspaceFiles,
     atomic_write,
     decode_text,
     sha256_bytes,
@@ -65,7 +65,7 @@ def _lenient(data: bytes, rel: str) -> TextFile:
         return TextFile(text=data.decode("utf-8", "replace"), newline="\n", bom=False)
 
 
-def _action(call: ToolCall, kind: ActionKind, ws: Workspace, rel: str, old: str | None,
+def _action(call: ToolCall, kind: ActionKind, ws: WorkspaceFiles, rel: str, old: str | None,
             new: str) -> PendingAction:
     hunks = compute_hunks(old or "", new)
     added, removed = diff_stats(hunks)
@@ -82,7 +82,7 @@ def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
-def prepare_edit(ws: Workspace, ledger: ReadLedger, call: ToolCall,
+def prepare_edit(ws: WorkspaceFiles, ledger: ReadLedger, call: ToolCall,
                  args: EditFileArgs) -> PendingAction:
     """The pending edit replacing the unique occurrence of `old`, or a `ToolError` telling
     the model exactly what to fix."""
@@ -133,7 +133,7 @@ def prepare_edit(ws: Workspace, ledger: ReadLedger, call: ToolCall,
     return _action(call, "edit", ws, rel, text, updated)
 
 
-def prepare_write(ws: Workspace, ledger: ReadLedger, call: ToolCall,
+def prepare_write(ws: WorkspaceFiles, ledger: ReadLedger, call: ToolCall,
                   args: WriteFileArgs) -> PendingAction:
     """The pending creation or overwrite of a whole file."""
     real, rel = ws.resolve(args.path)
@@ -153,7 +153,7 @@ def prepare_write(ws: Workspace, ledger: ReadLedger, call: ToolCall,
     return _action(call, "write", ws, rel, old, content)
 
 
-def apply_change(ws: Workspace, ledger: ReadLedger, checkpoints: Checkpoints,
+def apply_change(ws: WorkspaceFiles, ledger: ReadLedger, checkpoints: Checkpoints,
                  action: PendingAction, final: str) -> str:
     """Write `final` for an approved edit/write, checkpointed and atomic; returns the new
     sha256. Refused when the file changed while the action waited."""
@@ -195,7 +195,7 @@ def apply_change(ws: Workspace, ledger: ReadLedger, checkpoints: Checkpoints,
     return digest
 
 
-def undo_last(ws: Workspace, ledger: ReadLedger, checkpoints: Checkpoints,
+def undo_last(ws: WorkspaceFiles, ledger: ReadLedger, checkpoints: Checkpoints,
               force: bool = False) -> tuple[str, str | None]:
     """Restore the newest checkpoint; returns (message, path). Refuses to clobber changes
     made to the file after the agent's edit unless `force`."""

@@ -31,7 +31,7 @@ from swetui.agent.tools.workspace import (
     HASH_LIMIT,
     IGNORED_DIRS,
     ReadLedger,
-    Workspace,
+    WorkspaceFiles,
 )
 from swetui.config import Settings
 from swetui.engine.files import (
@@ -134,7 +134,7 @@ def _open_for_tool(real: Path, rel: str) -> BinaryIO:
                         summary=f"skipped: {rel} is {exc.kind}", path=rel) from None
 
 
-def read_file(ws: Workspace, ledger: ReadLedger, settings: Settings,
+def read_file(ws: WorkspaceFiles, ledger: ReadLedger, settings: Settings,
               args: ReadFileArgs) -> ToolResult:
     """Numbered lines of a text file, from `offset`, at most `limit` lines and
     `max_file_bytes` bytes."""
@@ -215,7 +215,7 @@ def read_file(ws: Workspace, ledger: ReadLedger, settings: Settings,
                       path=rel, data=data)
 
 
-def list_dir(ws: Workspace, args: ListDirArgs) -> ToolResult:
+def list_dir(ws: WorkspaceFiles, args: ListDirArgs) -> ToolResult:
     """Sorted entries of a directory, directories marked with '/', `.git` skipped."""
     real, rel = ws.resolve(args.path)
     if not real.exists():
@@ -257,7 +257,7 @@ def _special_kind(entry: os.DirEntry[str]) -> str | None:
         return None
 
 
-def _walk(ws: Workspace, start: Path, pattern: str | None = None):
+def _walk(ws: WorkspaceFiles, start: Path, pattern: str | None = None):
     """Files under `start` as (real path, relative path), ignored directories pruned
     (unless the glob explicitly names one)."""
     named = set(pattern.split("/")) if pattern else set()
@@ -282,7 +282,7 @@ def _check_glob(pattern: str) -> None:
                         summary="refused: glob outside the workspace")
 
 
-def glob(ws: Workspace, args: GlobArgs) -> ToolResult:
+def glob(ws: WorkspaceFiles, args: GlobArgs) -> ToolResult:
     """Workspace files matching a glob, sorted, capped."""
     _check_glob(args.pattern)
     pattern = BoundedPattern.glob(args.pattern)
@@ -300,7 +300,7 @@ def glob(ws: Workspace, args: GlobArgs) -> ToolResult:
                       summary=f"{len(matches):,} {noun} match {args.pattern}")
 
 
-def grep(ws: Workspace, settings: Settings, args: GrepArgs) -> ToolResult:
+def grep(ws: WorkspaceFiles, settings: Settings, args: GrepArgs) -> ToolResult:
     """Lines matching a Python regular expression, as path:line: text."""
     try:
         regex = BoundedPattern(args.pattern)

@@ -1,6 +1,6 @@
 """Confinement to the workspace by real path, the read ledger, and atomic writes.
 
-Every path a tool touches goes through `Workspace.resolve`, which resolves symlinks before
+Every path a tool touches goes through `WorkspaceFiles.resolve`, which resolves symlinks before
 checking containment: `../`, absolute paths and symlinks that lead outside are refused.
 """
 
@@ -28,8 +28,9 @@ HASH_LIMIT = 64 * 1024 * 1024
 """Files larger than this are not hashed into the ledger (and cannot be edited)."""
 
 
-class Workspace:
-    """The workspace root and the rules for reaching files inside it."""
+class WorkspaceFiles:
+    """The workspace's files as the tools reach them: the real root and the rules for
+    reaching files inside it (`swetui.engine.workspace.Workspace` is the open session)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
@@ -201,6 +202,6 @@ def resolve_inside(root: Path, path: str) -> Path:
     """The real path of `path` inside `root`; `ValueError` (with a message fit to show) when
     it leads outside the workspace."""
     try:
-        return Workspace(root).resolve(path)[0]
+        return WorkspaceFiles(root).resolve(path)[0]
     except ToolError as exc:
         raise ValueError(exc.message) from None

@@ -1,59 +1,21 @@
-"""Compaction (DESIGN §3): fold older context into headers, summaries and a reference index,
-keep everything in the archive, and undo on request.
-
-Two compactors share one interface: `StructuralCompactor` (offline, deterministic, fast) and
-`ModelCompactor` (summaries by the configured `compaction_model`, structural fallback).
-`recall` gives back an archived exchange as header, summary or full text.
-"""
+"""`recall`: an archived exchange (or a single folded item) back as header, summary or full
+text, for the model's `recall` tool."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Protocol, runtime_checkable
 
 from swetui.engine.assembly import CONVERSATION_KINDS
-from swetui.engine.compaction_apply import NoCompaction, StalePlan, active_compactions, apply, undo
-from swetui.engine.compaction_model import ModelCompactor, parse_reply
-from swetui.engine.compaction_plan import CompactionPlan, Fold
-from swetui.engine.compaction_structural import StructuralCompactor
-from swetui.engine.compaction_text import (
+from swetui.engine.compaction.text import (
     argument_text,
     exchange_header,
     exchange_summary,
     first_line,
-    identifiers,
 )
 from swetui.engine.context import ContextEngine
-from swetui.engine.events import CompactionFinished, CompactionUndone
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
 
-__all__ = [
-    "CompactionPlan", "Compactor", "Fold", "ModelCompactor", "NoCompaction", "RecallError",
-    "StalePlan", "StructuralCompactor", "active_compactions", "apply", "identifiers",
-    "parse_reply", "recall", "undo",
-]
-
 FORMS = ("header", "summary", "full")
-
-
-@runtime_checkable
-class Compactor(Protocol):
-    """Plans a compaction (previewable), applies it as one batch, undoes it."""
-
-    name: str
-
-    def plan(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
-             instructions: str | None = None) -> CompactionPlan: ...
-
-    async def plan_async(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
-                         instructions: str | None = None) -> CompactionPlan: ...
-
-    def apply(self, engine: ContextEngine, plan: CompactionPlan,
-              trigger: str = "manual") -> CompactionFinished: ...
-
-    def undo(self, engine: ContextEngine,
-             compaction_id: str | None = None) -> CompactionUndone: ...
 
 
 class RecallError(KeyError):

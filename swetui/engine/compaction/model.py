@@ -12,10 +12,10 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
 
-from swetui.engine.compaction_build import PlanBuilder
-from swetui.engine.compaction_plan import CompactionPlan
-from swetui.engine.compaction_structural import StructuralCompactor
-from swetui.engine.compaction_text import (
+from swetui.engine.compaction.build import PlanBuilder
+from swetui.engine.compaction.plan import CompactionPlan
+from swetui.engine.compaction.structural import StructuralCompactor
+from swetui.engine.compaction.text import (
     EXCHANGE_SUMMARY_TOKENS,
     RUNNING_SUMMARY_TOKENS,
     argument_text,

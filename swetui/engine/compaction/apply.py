@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from swetui.engine.compaction_plan import (
+from swetui.engine.compaction.plan import (
     CompactionPlan,
     Fold,
     folded_changes,

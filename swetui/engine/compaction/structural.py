@@ -12,9 +12,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from swetui.engine.compaction_build import LIVE, PlanBuilder, Snapshot
-from swetui.engine.compaction_plan import CompactionPlan, paused_gc
-from swetui.engine.compaction_text import call_target, file_stub
+from swetui.engine.compaction.apply import apply as apply_plan
+from swetui.engine.compaction.apply import undo as undo_compaction
+from swetui.engine.compaction.build import LIVE, PlanBuilder, Snapshot
+from swetui.engine.compaction.plan import CompactionPlan, paused_gc
+from swetui.engine.compaction.text import call_target, file_stub
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import CompactionFinished, CompactionUndone
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
@@ -53,14 +55,10 @@ class StructuralCompactor:
 
     def apply(self, engine: ContextEngine, plan: CompactionPlan,
               trigger: str = "manual") -> CompactionFinished:
-        from swetui.engine.compaction_apply import apply
-
-        return apply(engine, plan, trigger)
+        return apply_plan(engine, plan, trigger)
 
     def undo(self, engine: ContextEngine, compaction_id: str | None = None) -> CompactionUndone:
-        from swetui.engine.compaction_apply import undo
-
-        return undo(engine, compaction_id)
+        return undo_compaction(engine, compaction_id)
 
     # -- planning ------------------------------------------------------------------------
 

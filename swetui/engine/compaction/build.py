@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from swetui.engine.assembly import CONVERSATION_KINDS
-from swetui.engine.compaction_plan import CompactionPlan, Fold, price_fold, settle_tokens
-from swetui.engine.compaction_text import (
+from swetui.engine.compaction.plan import CompactionPlan, Fold, price_fold, settle_tokens
+from swetui.engine.compaction.text import (
     exchange_header,
     exchange_summary,
     identifiers,
