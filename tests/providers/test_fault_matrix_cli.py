@@ -45,13 +45,11 @@ async def swetui_run(wire: Wire, url: str, workspace: Path, prompt: str = "hi") 
     return result
 
 
-async def test_refused(wire: Wire, workspace: Path) -> None:
-    closed = LoopbackServer()
-    await closed.start()
-    await closed.stop()
-    run = await swetui_run(wire, closed.url, workspace)
+async def test_refused(wire: Wire, workspace: Path, refused_port: int) -> None:
+    host = f"127.0.0.1:{refused_port}"
+    run = await swetui_run(wire, f"http://{host}", workspace)
     assert run.returncode == 1
-    assert run.stderr.startswith(f"swetui: {wire}: cannot connect to {closed.host}")
+    assert run.stderr.startswith(f"swetui: {wire}: cannot connect to {host}")
     assert "gave up after 3 attempts" in run.stderr and "failed in" in run.stdout
 
 

@@ -122,7 +122,8 @@ async def test_slow_first_byte_times_out_with_a_clear_message(server, openai):
     events = await collect(openai(timeout=0.3))
     error = events[-1]
     assert isinstance(error, StreamError)
-    assert error.message == f"openai: no response from {server.host} within 0.3s"
+    # A connect slower than 0.3 s (a loaded machine) is retried, and the message counts it.
+    assert error.message.startswith(f"openai: no response from {server.host} within 0.3s")
     assert len(server.requests) == 1  # a slow model is not hammered with retries
 
 
@@ -165,11 +166,13 @@ async def test_html_instead_of_a_stream_is_reported(server, openai):
 async def test_stall_mid_answer_is_an_interruption(server, openai):
     server.script(sse(chunk({"content": "So far"}), 30.0, chunk({"content": " so good"}),
                       chunk(finish="stop"), "data: [DONE]\n\n"))
-    # The first part must arrive within the timeout: not too short for a loaded machine.
+    # The first part must arrive within the timeout: not too short for a loaded machine
+    # (a connect slower than that is retried, and the message counts the attempts).
     events = await collect(openai(timeout=1.5))
     assert text_of(events) == "So far"
-    assert events[-1].message == (f"openai: the answer was interrupted: no data from "
-                                  f"{server.host} for 1.5s")
+    assert events[-1].message.startswith(f"openai: the answer was interrupted: no data from "
+                                         f"{server.host} for 1.5s")
+    assert len(server.requests) == 1
 
 
 async def test_cancelling_the_consumer_propagates_and_is_not_an_error(server, openai):

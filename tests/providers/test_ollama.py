@@ -50,12 +50,13 @@ def test_ollama_host_forms(host, expected):
     assert ollama_base_url(host) == expected
 
 
-async def test_ollama_not_running_says_where_it_looked(providers):
-    provider = create_provider("ollama:llama3", {"OLLAMA_HOST": "127.0.0.1:9"},
-                               retry=None, sleep=_no_wait)
+async def test_ollama_not_running_says_where_it_looked(providers, refused_port):
+    host = f"127.0.0.1:{refused_port}"
+    provider = create_provider("ollama:llama3", {"OLLAMA_HOST": host}, retry=None,
+                               sleep=_no_wait)
     providers.append(provider)
     events = await collect(provider)
-    assert events[-1].message.startswith("ollama: cannot connect to 127.0.0.1:9")
+    assert events[-1].message.startswith(f"ollama: cannot connect to {host}")
 
 
 async def _no_wait(seconds: float) -> None:
