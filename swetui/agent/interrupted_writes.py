@@ -16,7 +16,7 @@ from pathlib import Path
 from swetui.agent.checkpoints import Checkpoints
 from swetui.agent.tools.base import ToolError
 from swetui.agent.tools.files import EDIT_MAX_BYTES
-from swetui.agent.tools.workspace import Workspace, decode_text, leftover_temps
+from swetui.agent.tools.workspace import WorkspaceFiles, decode_text, leftover_temps
 from swetui.agent.unfinished import UnfinishedCall
 from swetui.engine.files import read_regular
 
@@ -26,7 +26,7 @@ _UNKNOWN = object()
 class WriteRecovery:
     """Settles interrupted edits and writes against the workspace on disk."""
 
-    def __init__(self, workspace: Workspace, checkpoints: Checkpoints) -> None:
+    def __init__(self, workspace: WorkspaceFiles, checkpoints: Checkpoints) -> None:
         self.workspace = workspace
         self.checkpoints = checkpoints
 
