@@ -1,0 +1,79 @@
+"""The layers of DESIGN.md §1 are a contract (`[tool.importlinter]` in pyproject.toml) that
+`lint-imports` checks: ui → agent → engine, agent → providers, nothing below imports the UI,
+the commands or the CLI, and the headless packages never import Textual."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT = ("import sys; from importlinter.cli import lint_imports_command; "
+        "sys.exit(lint_imports_command())")
+
+
+def lint_imports(checkout: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` run in `checkout` against its own copy of swetui (first on the path)."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    return subprocess.run([sys.executable, "-c", LINT, "--no-cache", "--no-logo"], cwd=checkout,
+                          env=env, capture_output=True, text=True)
+
+
+def contracts() -> list[dict]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return config["tool"]["importlinter"]["contracts"]
+
+
+def test_the_import_contracts_are_kept():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"Contracts: {len(contracts())} kept, 0 broken." in result.stdout
+
+
+LAYERS = "cli above ui and commands, above agent, above engine and providers"
+FRONT_ENDS = "nothing below imports the UI, the commands or the CLI"
+HEADLESS = "the engine, the agent and the providers never import Textual"
+
+
+@pytest.mark.parametrize(("module", "planted", "broken"), [
+    # The UI imports Textual, so the engine importing it also breaks "headless".
+    ("engine/tokens.py", "import swetui.ui.bridge", {LAYERS, FRONT_ENDS, HEADLESS}),
+    ("providers/sse.py", "import swetui.engine.items", {LAYERS}),
+    ("agent/notes.py", "import swetui.commands.context", {LAYERS, FRONT_ENDS}),
+    # The engine imports config, so this also puts a chain from the engine up to the commands.
+    ("config.py", "import swetui.commands.init", {LAYERS, FRONT_ENDS}),
+    ("agent/diffs.py", "import textual.widget", {HEADLESS}),
+])
+def test_a_planted_import_breaks_its_contract(tmp_path, module, planted, broken):
+    shutil.copytree(ROOT / "swetui", tmp_path / "swetui",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    target = tmp_path / "swetui" / module
+    # Inside a function, where a reviewer is least likely to see it.
+    target.write_text(target.read_text(encoding="utf-8")
+                      + f"\n\ndef _planted() -> None:\n    {planted}\n", encoding="utf-8")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0, result.stdout
+    reported = {line.removesuffix(" BROKEN") for line in result.stdout.splitlines()
+                if line.endswith(" BROKEN")}
+    assert reported == broken, result.stdout
+    planted_in = "swetui." + module.removesuffix(".py").replace("/", ".")
+    assert planted_in in result.stdout, result.stdout
+
+
+def test_every_top_level_module_is_named_by_a_contract():
+    named: set[str] = set()
+    for contract in contracts():
+        for key in ("layers", "source_modules", "forbidden_modules"):
+            for entry in contract.get(key, []):
+                named.update(part.strip() for part in str(entry).split("|"))
+    package = ROOT / "swetui"
+    top_level = {f"swetui.{p.stem}" for p in package.glob("*.py") if p.name != "__init__.py"}
+    top_level |= {f"swetui.{p.parent.name}" for p in package.glob("*/__init__.py")}
+    assert top_level - named == set(), "add these modules to [tool.importlinter] in pyproject.toml"
