@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,3 +22,35 @@ def test_mypy_is_clean():
     result = subprocess.run([sys.executable, "-m", "mypy", "swetui"], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# The headless packages are held to `mypy --strict` (pyproject.toml [tool.mypy]).
+STRICT_PACKAGES = ("swetui.agent", "swetui.providers")
+
+
+def strict_flags() -> set[str]:
+    """The options `mypy --strict` turns on, as mypy itself lists them in its --help."""
+    result = subprocess.run([sys.executable, "-m", "mypy", "--help"], capture_output=True,
+                            text=True, env={**os.environ, "COLUMNS": "2000"})
+    line = next(line for line in result.stdout.splitlines() if "--strict " in line)
+    flags = re.findall(r"--([a-z-]+)", line.split("enables the following flags:")[1])
+    assert len(flags) >= 10, line
+    return {flag.replace("-", "_") for flag in flags}
+
+
+def test_mypy_is_strict_for_the_headless_packages():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    wanted = strict_flags()
+    for package in STRICT_PACKAGES:
+        options = dict(config)
+        for override in config.get("overrides", []):
+            modules = override["module"]
+            if f"{package}.*" in ([modules] if isinstance(modules, str) else modules):
+                options.update(override)
+        if options.get("strict"):
+            continue
+        missing = {flag for flag in wanted if flag.startswith("no_")
+                   and options.get(flag.removeprefix("no_")) is not False}
+        missing |= {flag for flag in wanted if not flag.startswith("no_")
+                    and options.get(flag) is not True}
+        assert not missing, f"{package} is not checked with {sorted(missing)}"

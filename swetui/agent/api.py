@@ -36,6 +36,8 @@ from swetui.engine.items import ContextItem
 from swetui.engine.store import SessionInfo
 from swetui.engine.workspace import Workspace
 
+__all__ = ["AgentEvent", "CompactionTrigger", "RuleScope", "Session", "SessionStats"]
+
 AgentEvent = EngineEvent | ApprovalEvent | TurnEvent
 """Every event a session publishes on its bus."""
 

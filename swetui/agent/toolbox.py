@@ -247,7 +247,7 @@ class Toolbox:
             return f"[the rule could not be saved: {exc}]"
         if rule is None:
             return ""
-        self.bus.publish(RulesChanged(scope=decision.remember,  # type: ignore[arg-type]
+        self.bus.publish(RulesChanged(scope=decision.remember,
                                       rules=self.rules.scope(decision.remember).list()))
         if decision.remember == "workspace" and rule in self.rules.session.list() \
                 and not self.rules.workspace.trusted:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import PurePosixPath
 
 from swetui.messages import ChatRequest, Message, ToolCall
@@ -223,7 +223,7 @@ def _section(result: Message, call: ToolCall | None) -> str:
     return f"**{tool}** {subject}returned:\n\n{_fence(content, 'text', _EXCERPT_LINES)}"
 
 
-def _subject(tool: str, args: dict) -> str:
+def _subject(tool: str, args: Mapping[str, object]) -> str:
     for key in ("path", "command", "pattern", "id"):
         if args.get(key):
             return f"`{args[key]}` "

@@ -48,7 +48,7 @@ class RetryPolicy:
         """Seconds to wait after failed attempt number `attempt` (1-based)."""
         if retry_after is not None:
             return max(0.0, min(retry_after, self.max_retry_after))
-        return min(self.base_delay * (2 ** max(0, attempt - 1)), self.max_delay)
+        return min(self.base_delay * 2.0 ** max(0, attempt - 1), self.max_delay)
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:

@@ -34,12 +34,32 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import json
 import os
 import signal
 import socket
 import struct
 import sys
+
+# `typing` stays unimported at run time (the helper starts in milliseconds); mypy reads this.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
+    class Spec(TypedDict):
+        """What swetui asks of the helper: the JSON before `--` (built in `__init__.py`)."""
+
+        workspace: str
+        tmp: str
+        confine: bool
+        network: bool
+        parent: int
+        cover: NotRequired[list[str]]
+        readonly: NotRequired[list[str]]
+        hide: NotRequired[list[str]]
+        scratch: NotRequired[str]
+        """The private temp directory as mounted; set by the supervisor itself."""
 
 SETUP_FAILED = 125
 PREFIX = "swetui-sandbox: "
@@ -282,8 +302,6 @@ def _hide(target: str) -> None:
 def _loopback_up() -> None:
     """Bring up `lo` in the new network namespace so local servers still work."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        import fcntl
-
         request = struct.pack("16sH14s", b"lo", 0, b"")
         flags = struct.unpack("16sH14s", fcntl.ioctl(sock, SIOCGIFFLAGS, request))[1]
         fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP, b""))
@@ -293,7 +311,7 @@ def _under(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
-def _set_up_mounts(spec: dict) -> str:
+def _set_up_mounts(spec: Spec) -> str:
     """Build the command's view of the filesystem; returns its writable scratch path."""
     workspace, private = spec["workspace"], spec["tmp"]
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -356,7 +374,7 @@ def _exit_code(status: int) -> int:
     return os.WEXITSTATUS(status)
 
 
-def _init(spec: dict, argv: list[str]) -> None:
+def _init(spec: Spec, argv: list[str]) -> None:
     """pid 1 of the namespace: mount /proc, confine, run the command, reap, report."""
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     try:  # a /proc of this namespace: processes outside are not even listed
@@ -472,7 +490,7 @@ def _run_unconfined(argv: list[str]) -> int:
             _kill_tree(signal.SIGKILL)  # what it left running in the background
 
 
-def supervise(spec: dict, argv: list[str]) -> int:
+def supervise(spec: Spec, argv: list[str]) -> int:
     """Set up the namespaces, start init, wait for it and return the command's exit code."""
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if spec.get("parent") and os.getppid() != spec["parent"]:
@@ -517,7 +535,7 @@ def main(args: list[str]) -> int:
         print(json.dumps({"landlock": landlock_abi()}))
         return 0
     try:
-        spec = json.loads(args[0])
+        spec: Spec = json.loads(args[0])
         return supervise(spec, args[2:])
     except SetupError as exc:
         sys.stderr.write(f"{PREFIX}{exc}\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from swetui.agent.tools.sensitive import is_secret_file, protected_path_reason
@@ -187,7 +188,8 @@ class CommandReader:
                 return "runs a downloaded script (curl | sh)"
         if name == "eval":
             return self.danger(" ".join(args))
-        checker = getattr(self, f"_cmd_{name.replace('-', '_')}", None)
+        checker: Callable[[list[str]], str | None] | None = getattr(
+            self, f"_cmd_{name.replace('-', '_')}", None)
         if checker is not None:
             reason = checker(args)
             if reason:

@@ -257,7 +257,8 @@ def _special_kind(entry: os.DirEntry[str]) -> str | None:
         return None
 
 
-def _walk(ws: WorkspaceFiles, start: Path, pattern: str | None = None):
+def _walk(ws: WorkspaceFiles, start: Path,
+          pattern: str | None = None) -> Iterator[tuple[Path, str]]:
     """Files under `start` as (real path, relative path), ignored directories pruned
     (unless the glob explicitly names one)."""
     named = set(pattern.split("/")) if pattern else set()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from swetui.messages import ToolSchema
 
 
-def _schema(properties: dict, required: list[str]) -> dict:
+def _schema(properties: dict[str, dict[str, object]],
+            required: list[str]) -> dict[str, object]:
     return {"type": "object", "properties": properties, "required": required,
             "additionalProperties": False}
 
