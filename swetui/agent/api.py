@@ -35,6 +35,8 @@ from swetui.engine.events import CompactionFinished, EngineEvent
 from swetui.engine.items import ContextItem
 from swetui.engine.store import SessionInfo
 from swetui.engine.workspace import Workspace
+from swetui.providers.usage import Usage as Usage
+from swetui.providers.usage import usage_line as usage_line
 
 __all__ = ["AgentEvent", "CompactionTrigger", "RuleScope", "Session", "SessionStats"]
 

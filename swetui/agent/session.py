@@ -31,6 +31,7 @@ from swetui.agent.transcript import rebuild_transcript
 from swetui.agent.turn import TurnLoop
 from swetui.agent.turn_events import TurnEvent, TurnFinished
 from swetui.agent.unfinished import close_unfinished
+from swetui.agent.usage_log import session_usage
 from swetui.config import ApprovalRule, Mode
 from swetui.engine.bus import EventBus
 from swetui.engine.compaction import CompactionPlan, recall
@@ -270,6 +271,7 @@ class AgentSession:
 
     def stats(self) -> SessionStats:
         return session_stats(self.engine, session_id=self.session_id, mode=self.mode,
+                             usage=session_usage(self.workspace.store.events),
                              pending_approvals=len(self.queue.pending()),
                              persisted=self.workspace.store.persistent)
 

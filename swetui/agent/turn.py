@@ -45,8 +45,8 @@ from swetui.providers.events import (
     StreamError,
     TextDelta,
     ToolCallEnd,
-    Usage,
 )
+from swetui.providers.usage import NO_USAGE, Usage, estimated_usage
 from swetui.secrets import redact
 
 MAX_STEPS = 25
@@ -61,9 +61,12 @@ class StepOutcome:
     reasoning_parts: list[str] = field(default_factory=list)
     calls: list[ToolCallEnd] = field(default_factory=list)
     error: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    measured: bool = False
+    usage: Usage | None = None
+    """What the provider reported; replaced by swetui's estimate when it reported nothing."""
+    step: int = 0
+    estimate: int = 0
+    """swetui's count of the assembled request."""
+    started: float = 0.0
 
     @property
     def text(self) -> str:
@@ -72,6 +75,11 @@ class StepOutcome:
     @property
     def reasoning(self) -> str:
         return "".join(self.reasoning_parts)
+
+    @property
+    def generated(self) -> str:
+        """Everything the model produced, as counted for an estimate."""
+        return self.reasoning + self.text + "".join(call.raw_arguments for call in self.calls)
 
 
 def _title(text: str, limit: int = 60) -> str:
@@ -99,8 +107,8 @@ class TurnLoop:
         self.turn = 0
         self.started = time.monotonic()
         self.answer: list[str] = []
-        self.input_tokens = 0
-        self.output_tokens = 0
+        self.usage = NO_USAGE
+        """The sum over the turn's model calls."""
         self.open_calls: dict[str, ToolCallEnd] = {}
         self.partial: StepOutcome | None = None
         self.running: str | None = None
@@ -177,8 +185,7 @@ class TurnLoop:
         estimate = assembled.total
         self.publish(ModelCallStarted(turn=self.turn, step=step, model=self.model,
                                       input_tokens=estimate))
-        started = time.monotonic()
-        outcome = StepOutcome(input_tokens=estimate)
+        outcome = StepOutcome(step=step, estimate=estimate, started=time.monotonic())
         self.partial = outcome
         async for event in self.provider.stream(assembled.request):
             if isinstance(event, TextDelta):
@@ -190,34 +197,49 @@ class TurnLoop:
             elif isinstance(event, ToolCallEnd):
                 outcome.calls.append(event)
             elif isinstance(event, Usage):
-                if event.input_tokens:
-                    outcome.input_tokens = event.input_tokens
-                    outcome.measured = True
+                outcome.usage = event
+                if event.measured and event.input_tokens:
                     self.engine.record_usage(event.input_tokens, estimate)
-                outcome.output_tokens = event.output_tokens or outcome.output_tokens
             elif isinstance(event, StreamError):
                 outcome.error = redact(event.message)
             elif isinstance(event, Done):
                 pass
-        if not outcome.output_tokens:
-            outcome.output_tokens = self.engine.counter.count(outcome.text + outcome.reasoning)
-        self.input_tokens += outcome.input_tokens
-        self.output_tokens += outcome.output_tokens
         self.partial = None
         self._commit_assistant(outcome, interrupted=bool(outcome.error))
-        duration = time.monotonic() - started
+        self._end_step(outcome)
+        return outcome
+
+    def _end_step(self, outcome: StepOutcome) -> None:
+        """Settle a model call's usage (also one cut short: its input was sent and is paid
+        for), add it to the turn's, record and publish it."""
+        usage = outcome.usage = self._settled_usage(outcome)
+        self.usage = self.usage + usage
+        duration = time.monotonic() - outcome.started
+        step = outcome.step
         self.record("model_call", {"turn": self.turn, "step": step, "model": self.model,
-                                      "input_tokens": outcome.input_tokens,
-                                      "estimated_input": estimate,
-                                      "output_tokens": outcome.output_tokens,
-                                      "measured": outcome.measured,
+                                      "input_tokens": usage.input_tokens,
+                                      "estimated_input": outcome.estimate,
+                                      "output_tokens": usage.output_tokens,
+                                      "measured": usage.measured,
+                                      "usage": usage.model_dump(mode="json"),
                                       "duration": round(duration, 3), "error": outcome.error})
         self.publish(ModelCallFinished(turn=self.turn, step=step,
-                                       input_tokens=outcome.input_tokens,
-                                       output_tokens=outcome.output_tokens,
-                                       measured=outcome.measured, duration=round(duration, 3),
-                                       error=outcome.error))
-        return outcome
+                                       input_tokens=usage.input_tokens,
+                                       output_tokens=usage.output_tokens,
+                                       measured=usage.measured, usage=usage,
+                                       duration=round(duration, 3), error=outcome.error))
+
+    def _settled_usage(self, outcome: StepOutcome) -> Usage:
+        """The provider's usage when it measured some; otherwise swetui's estimate (the
+        assembled request, and the answer as counted here), marked as such."""
+        reported = outcome.usage
+        if reported is not None and reported.measured and reported.input_tokens:
+            if reported.output_tokens or not outcome.generated:
+                return reported
+            # Input measured, the stream cut before the output count came.
+            counted = self.engine.counter.count(outcome.generated)
+            return reported.model_copy(update={"output_tokens": counted})
+        return estimated_usage(outcome.estimate, self.engine.counter.count(outcome.generated))
 
     def _commit_assistant(self, outcome: StepOutcome, *, interrupted: bool) -> None:
         """The assistant's message becomes an item (also when cut short)."""
@@ -282,6 +304,7 @@ class TurnLoop:
         if self.partial is not None:
             partial, self.partial = self.partial, None
             self._commit_assistant(partial, interrupted=True)
+            self._end_step(partial)
         for call in list(self.open_calls.values()):
             if call.id == self.running and call.id in self.approved:
                 # Approved and under way when esc landed: it may have changed things.
@@ -296,7 +319,8 @@ class TurnLoop:
     def _finish(self, *, interrupted: bool, error: str | None) -> TurnFinished:
         duration = time.monotonic() - self.started
         finished = TurnFinished(turn=self.turn, duration=round(duration, 3),
-                                input_tokens=self.input_tokens, output_tokens=self.output_tokens,
+                                input_tokens=self.usage.input_tokens,
+                                output_tokens=self.usage.output_tokens, usage=self.usage,
                                 interrupted=interrupted, error=error,
                                 answer="\n\n".join(self.answer))
         self.record("turn_finished", finished.model_dump(mode="json"))

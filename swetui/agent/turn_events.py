@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from swetui.providers.usage import Usage
+
 
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -76,6 +78,8 @@ class ModelCallFinished(_Event):
     output_tokens: int
     measured: bool
     """True when the provider reported the counts, False for estimates."""
+    usage: Usage | None = None
+    """The call's normalised usage (cache reads and writes, reasoning)."""
     duration: float = 0.0
     error: str | None = None
 
@@ -86,6 +90,8 @@ class TurnFinished(_Event):
     duration: float
     input_tokens: int
     output_tokens: int
+    usage: Usage | None = None
+    """The sum over the turn's model calls; None in logs written before it was kept."""
     interrupted: bool = False
     error: str | None = None
     answer: str = ""

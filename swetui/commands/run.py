@@ -15,6 +15,7 @@ import os
 import sys
 from typing import Any, TextIO
 
+from swetui.agent.api import Usage, usage_line
 from swetui.agent.icons import tool_icon
 from swetui.agent.turn_events import (
     AnswerChunk,
@@ -111,8 +112,9 @@ class Printer:
             return
         self.enter("end")
         state = "interrupted" if finished.interrupted else "failed" if finished.error else "done"
-        line = (f"{state} in {finished.duration:.1f}s · ↑{finished.input_tokens:,} "
-                f"↓{finished.output_tokens:,} tokens")
+        usage = finished.usage or Usage(input_tokens=finished.input_tokens,
+                                        output_tokens=finished.output_tokens)
+        line = f"{state} in {finished.duration:.1f}s · {usage_line(usage)}"
         self.out.write(self.style(line, "2") + "\n")
         self.out.flush()
 

@@ -19,10 +19,10 @@ from swetui.providers.events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    Usage,
 )
 from swetui.providers.sse import SseProvider
 from swetui.providers.toolcalls import decode_tool_arguments
+from swetui.providers.usage import anthropic_usage
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class AnthropicStreamParser:
         self._provider_id = provider_id
         self._blocks: dict[int, _Block] = {}
         self._calls = 0
-        self._input_tokens = 0
+        self._usage: dict[str, Any] = {}
         self._output_tokens = 0
         self._stop_reason: str | None = None
         self._skipped = 0
@@ -143,11 +143,11 @@ class AnthropicStreamParser:
         return handler(data) if handler else []  # ping and future event types
 
     def _on_message_start(self, data: dict[str, Any]) -> list[ProviderEvent]:
-        usage = (data.get("message") or {}).get("usage") or {}
-        # Cached prompt tokens are reported apart; together they are what was sent.
-        self._input_tokens = sum(int(usage.get(key) or 0) for key in (
-            "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-        self._output_tokens = int(usage.get("output_tokens") or 0)
+        message = data.get("message")
+        usage = message.get("usage") if isinstance(message, dict) else None
+        if isinstance(usage, dict):
+            self._usage = dict(usage)
+            self._output_tokens = int(usage.get("output_tokens") or 0)
         return []
 
     def _on_content_block_start(self, data: dict[str, Any]) -> list[ProviderEvent]:
@@ -204,14 +204,20 @@ class AnthropicStreamParser:
         reason = (data.get("delta") or {}).get("stop_reason")
         if reason:
             self._stop_reason = _STOP_REASONS.get(reason, reason)
-        usage = data.get("usage") or {}
+        usage = data.get("usage")
+        if not isinstance(usage, dict):
+            return []
         if usage.get("output_tokens") is not None:  # cumulative, not an increment
             self._output_tokens = int(usage["output_tokens"])
+        # Newer servers repeat the (final) input and cache counts here; they win.
+        self._usage.update({key: value for key, value in usage.items()
+                            if key != "output_tokens" and value is not None})
         return []
 
     def _on_message_stop(self, data: dict[str, Any]) -> list[ProviderEvent]:
         events: list[ProviderEvent] = [self._end_call(block) for block in self._open_calls()]
-        events.append(Usage(input_tokens=self._input_tokens, output_tokens=self._output_tokens))
+        if self._usage or self._output_tokens:
+            events.append(anthropic_usage(self._usage, output_tokens=self._output_tokens))
         events.append(Done(stop_reason=self._stop_reason or "stop"))
         return events
 

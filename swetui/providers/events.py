@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from swetui.providers.usage import Usage
+
 
 class ReasoningDelta(BaseModel):
     """A piece of the model's visible reasoning (thinking)."""
@@ -54,14 +56,6 @@ class ToolCallEnd(BaseModel):
     arguments: dict[str, Any] | None
     raw_arguments: str = ""
     error: str | None = None
-
-
-class Usage(BaseModel):
-    """Token usage as the provider measured it."""
-
-    kind: Literal["usage"] = "usage"
-    input_tokens: int = 0
-    output_tokens: int = 0
 
 
 class Done(BaseModel):

@@ -23,9 +23,9 @@ from swetui.providers.events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    Usage,
 )
 from swetui.providers.offline_intents import Intent, understand
+from swetui.providers.usage import estimated_usage
 
 HELP_TEXT = """\
 I'm the **offline** responder: no model is configured, so I only understand a few plain \
@@ -83,8 +83,9 @@ class OfflineProvider:
             elif isinstance(event, ToolCallEnd):
                 output.append(event.raw_arguments)
             elif isinstance(event, Done):
-                yield Usage(input_tokens=_request_chars(request) // 4,
-                            output_tokens=sum(map(len, output)) // 4)
+                # No tokenizer here: a rough estimate, marked as one (the turn loop
+                # counts properly when a provider's usage is not measured).
+                yield estimated_usage(_request_chars(request) // 4, sum(map(len, output)) // 4)
             if self.delay:
                 await asyncio.sleep(self.delay)
             yield event

@@ -20,10 +20,10 @@ from swetui.providers.events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    Usage,
 )
 from swetui.providers.sse import SseProvider
 from swetui.providers.toolcalls import decode_tool_arguments
+from swetui.providers.usage import Usage, openai_usage
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +135,7 @@ class OpenAIStreamParser:
         events: list[ProviderEvent] = []
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self._usage = Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
-                                output_tokens=int(usage.get("completion_tokens") or 0))
+            self._usage = openai_usage(usage)
         for choice in chunk.get("choices") or ():
             if isinstance(choice, dict) and choice.get("index", 0) == 0:
                 events.extend(self._choice(choice))

@@ -84,7 +84,7 @@ async def test_thinking_text_and_tool_use_with_input_json_delta(server, anthropi
     assert [(e.id, e.arguments) for e in ends] == [("toolu_01", {"path": "README.md",
                                                                  "limit": 20}),
                                                    ("toolu_02", {})]
-    assert events[-2:] == [Usage(input_tokens=30, output_tokens=42),
+    assert events[-2:] == [Usage(input_tokens=30, cache_read_tokens=5, output_tokens=42),
                            Done(stop_reason="tool_calls")]
 
 
