@@ -18,13 +18,13 @@ from swetui.providers.events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    Usage,
 )
 from swetui.providers.offline import OfflineProvider
 from swetui.providers.ollama import OllamaProvider
 from swetui.providers.openai import OpenAIProvider
 from swetui.providers.registry import DEFAULT_MODELS, create_provider, resolve_model
 from swetui.providers.resilience import CircuitBreaker, RetryPolicy
+from swetui.providers.usage import Usage
 
 __all__ = [
     "DEFAULT_MODELS",

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from swetui.providers.usage import Usage
+from swetui.providers.usage import Usage as Usage
 
 
 class ReasoningDelta(BaseModel):
