@@ -1,5 +1,5 @@
 """Command line: `swetui [PATH]` and the headless commands `run`, `context`, `init`,
-`sessions`, `rules` and `trust`.
+`sessions`, `rules`, `trust` and `mcp`.
 
 Imports are lazy so `swetui --version` answers without loading Textual or the tokenizer.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from swetui import __version__
 
-COMMANDS = ("run", "context", "init", "sessions", "rules", "trust")
+COMMANDS = ("run", "context", "init", "sessions", "rules", "trust", "mcp")
 EXIT_USAGE = 2
 INFORMATIONAL = frozenset({"--version", "-h", "--help"})
 """Options that print and exit: no session, so no keys to protect and no restart."""
@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A full-screen terminal workspace for an AI coding agent: see and steer "
                     "its context, approve its edits and commands.",
         epilog="commands: run PROMPT [PATH] · context [PATH] [--json] · init [PATH] · "
-               "sessions [PATH] · rules [PATH] · trust [PATH]  "
+               "sessions [PATH] · rules [PATH] · trust [PATH] · mcp [PATH]  "
                "(swetui COMMAND --help for each)",
     )
     parser.add_argument("--version", action="version", version=f"swetui {__version__}")
@@ -84,6 +84,11 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
                             help="list the trusted workspaces")
         choice.add_argument("--revoke", action="store_true",
                             help="forget the trust of the workspace")
+    elif command == "mcp":
+        parser.description = ("Start the workspace's MCP servers and list their state, tools "
+                               "and token costs (exit status 1 when one did not start).")
+        parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
+        parser.add_argument("--json", action="store_true", help="print JSON")
     elif command == "sessions":
         parser.description = "List the workspace's sessions (reopen one with --resume ID)."
         parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
@@ -168,6 +173,10 @@ def _dispatch(command: str, args: argparse.Namespace) -> int:
 
             return show_trust(Path(args.path), yes=args.yes, list_all=args.list_all,
                               revoke=args.revoke)
+        if command == "mcp":
+            from swetui.commands.mcp import show_mcp
+
+            return show_mcp(_options(args), as_json=args.json)
         if command == "sessions":
             from swetui.commands.sessions import show_sessions
 

@@ -33,10 +33,51 @@ class ApprovalRule(BaseModel):
 
     action: Literal["allow", "deny"]
     """What to do without asking."""
-    kind: Literal["command", "path"]
-    """`command` matches a command prefix; `path` matches a workspace-relative glob."""
+    kind: Literal["command", "path", "tool"]
+    """`command` matches a command prefix; `path` matches a workspace-relative glob; `tool`
+    matches an MCP tool's name, `*` as a wildcard (`mcp__github__*`)."""
     pattern: str = Field(min_length=1)
     """The command prefix or the path glob."""
+
+
+class McpServerSettings(BaseModel):
+    """One MCP server, as `[mcp.servers.NAME]` here or an entry of `.mcp.json`'s `mcpServers`.
+    `${VAR}` and `${VAR:-default}` in any value expand from the environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["stdio", "http", "streamable-http", "streamableHttp", "sse"] | None = None
+    """The transport; unset, `command` means stdio and `url` means streamable HTTP."""
+    command: str | None = None
+    """The program that runs a stdio server."""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables the server gets (it inherits only HOME, LOGNAME, PATH, SHELL, TERM, USER)."""
+    cwd: str | None = None
+    url: str | None = None
+    """The endpoint of a streamable HTTP server."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """HTTP headers (an `Authorization` token); their values are redacted everywhere."""
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds one call may take (default: `mcp.call_timeout`)."""
+    enabled: bool = True
+    """False: configured but not started."""
+
+
+class McpSettings(BaseModel):
+    """MCP servers and how their tools reach the model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    """Servers by name (tools are named `mcp__<name>__<tool>`)."""
+    defer_share: float = Field(default=0.10, ge=0.0, le=1.0)
+    """Past this share of the window, MCP tool schemas are deferred: the model gets their
+    names and one-line descriptions and a `tool_search` tool that loads schemas."""
+    call_timeout: float = Field(default=60.0, gt=0)
+    """Seconds an MCP tool call may take before it is abandoned."""
+    startup_timeout: float = Field(default=30.0, gt=0)
+    """Seconds a server may take to start and list its tools."""
 
 
 class Settings(BaseModel):
@@ -88,6 +129,8 @@ class Settings(BaseModel):
     """Session turns at which a new chunk is forced."""
     approval_rules: list[ApprovalRule] = Field(default_factory=list)
     """Remembered approval decisions (workspace config)."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP servers (`[mcp.servers.NAME]`) and deferral, timeouts (`[mcp]`)."""
     secret_env: list[str] = Field(default_factory=list)
     """More environment variables that hold secrets, beyond the names swetui recognises
     (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `ANTHROPIC_*`, `OPENAI_*`): their values

@@ -7,6 +7,7 @@ implementation. Who publishes what:
 - the engine (`swetui.engine.events`): items, budget, notices, compaction;
 - the approval queue and the toolbox (`swetui.agent.events`): approvals, commands, mode,
   rules, undo;
+- the MCP servers (`swetui.agent.mcp.status`): `McpServersChanged`;
 - the turn loop (`swetui.agent.turn_events`): the turn, its model calls, stream chunks and
   tool calls (one `ToolCallStarted` and one `ToolCallFinished` per call), in transcript
   order.
@@ -23,6 +24,7 @@ from typing import Literal, Protocol
 
 from swetui.agent.approvals import ApprovalQueue
 from swetui.agent.events import ApprovalEvent, PendingAction
+from swetui.agent.mcp.status import McpServersChanged, ServerStatus
 from swetui.agent.rules import Scope as RuleScope
 from swetui.agent.stats import SessionStats
 from swetui.agent.tools.base import ToolResult
@@ -40,7 +42,7 @@ from swetui.providers.usage import usage_line as usage_line
 
 __all__ = ["AgentEvent", "CompactionTrigger", "RuleScope", "Session", "SessionStats"]
 
-AgentEvent = EngineEvent | ApprovalEvent | TurnEvent
+AgentEvent = EngineEvent | ApprovalEvent | TurnEvent | McpServersChanged
 """Every event a session publishes on its bus."""
 
 CompactionTrigger = Literal["auto", "manual", "selection"]
@@ -98,6 +100,12 @@ class Session(Protocol):
     def stats(self) -> SessionStats: ...
     def sessions(self) -> Sequence[SessionInfo]: ...
     def sandbox_notice(self) -> str | None: ...
+
+    # MCP servers
+    def mcp_servers(self) -> list[ServerStatus]: ...
+    async def restart_mcp_server(self, name: str) -> str: ...
+    def set_mcp_server_dropped(self, name: str, dropped: bool) -> str: ...
+    def mcp_log(self, name: str) -> list[str]: ...
 
     # lifetime
     def start(self) -> None: ...

@@ -22,7 +22,7 @@ from swetui.agent.diffs import Hunk
 from swetui.config import ApprovalRule, Mode
 from swetui.messages import ToolCall
 
-ActionKind = Literal["edit", "write", "bash"]
+ActionKind = Literal["edit", "write", "bash", "mcp"]
 Remember = Literal["once", "session", "workspace"]
 DecidedBy = Literal["user", "rule", "mode"]
 
@@ -44,7 +44,7 @@ class PendingAction(BaseModel):
     path: str | None = None
     """Workspace-relative file for edits and writes."""
     command: str | None = None
-    """The shell command for bash."""
+    """The shell command for bash; the tool and its arguments (JSON) for an MCP call."""
     cwd: str
     """Where the command runs (the workspace root)."""
     diff: str = ""

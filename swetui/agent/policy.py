@@ -36,6 +36,8 @@ class PolicyDecision(NamedTuple):
 def protection(action: PendingAction) -> str | None:
     """Why `action` must always ask, or None: computed from the action itself so a restored
     or hand-made action cannot drop its own protection."""
+    if action.kind == "mcp":
+        return None  # a server's own effects are its business: rules and the mode decide
     if action.kind == "bash":
         if action.sandbox_denied is not None:
             return "runs outside the sandbox"
@@ -106,12 +108,13 @@ class Policy:
         if protected:
             return PolicyDecision("ask", f"always asks: {protected}", "protected")
         if allowed_by(rules, action):
-            matched = [r for r in rules if r.action == "allow" and r.kind ==
-                       ("command" if action.kind == "bash" else "path")]
+            kind = {"bash": "command", "mcp": "tool"}.get(action.kind, "path")
+            matched = [r for r in rules if r.action == "allow" and r.kind == kind]
             names = ", ".join(repr(r.pattern) for r in matched if rule_matches(r, action))
             return PolicyDecision("allow", f"allowed by remembered rule {names or '(several)'}",
                                   "rule")
-        if self.mode == "auto" or (self.mode == "auto-edit" and action.kind != "bash"):
+        if self.mode == "auto" or (self.mode == "auto-edit" and action.kind in ("edit",
+                                                                                "write")):
             return PolicyDecision("allow", f"allowed by mode {self.mode}", "mode")
-        what = "commands" if action.kind == "bash" else "edits"
+        what = {"bash": "commands", "mcp": "MCP tool calls"}.get(action.kind, "edits")
         return PolicyDecision("ask", f"mode {self.mode}: {what} wait for approval", "mode")

@@ -8,6 +8,7 @@ Matching: a command rule is a prefix on word boundaries ("git status" matches
 from __future__ import annotations
 
 import builtins
+import fnmatch
 import shlex
 from pathlib import Path
 from typing import Any, Literal
@@ -49,6 +50,8 @@ def rule_matches(rule: ApprovalRule, action: PendingAction) -> bool:
     An allow rule must cover every simple command of a compound command (`git status &&
     rm x` is not allowed by "git status"); a deny rule applies if it covers any of them.
     """
+    if rule.kind == "tool":
+        return action.kind == "mcp" and fnmatch.fnmatchcase(action.call.name, rule.pattern)
     if rule.kind == "path":
         return action.kind != "bash" and action.path is not None and \
             path_matches(rule.pattern, action.path)
@@ -80,6 +83,8 @@ def suggested_pattern(action: PendingAction) -> str:
     """What remembering this action would match: a command prefix or the exact path."""
     if action.kind == "bash":
         return first_words(action.command or "")
+    if action.kind == "mcp":
+        return action.call.name
     return escape_glob(action.path or "")
 
 
@@ -87,6 +92,10 @@ def rule_for(action: PendingAction, decision: Decision) -> ApprovalRule | None:
     """The rule to remember for `decision`, or None when it is a one-off."""
     if decision.remember == "once":
         return None
+    if action.kind == "mcp":
+        pattern = decision.rule_pattern or action.rule_hint or action.call.name
+        return ApprovalRule(action="allow" if decision.approved else "deny", kind="tool",
+                            pattern=pattern.strip())
     if action.kind == "bash":
         command = decision.edited if decision.approved and decision.edited else action.command
         pattern = decision.rule_pattern or first_words(command or "")

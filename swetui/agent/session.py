@@ -20,6 +20,8 @@ from swetui.agent.compacting import SessionCompaction
 from swetui.agent.event_log import EventLog
 from swetui.agent.events import PendingAction
 from swetui.agent.interrupted_writes import WriteRecovery
+from swetui.agent.mcp.servers import McpServers
+from swetui.agent.mcp.status import ServerStatus
 from swetui.agent.notes import SessionNotes
 from swetui.agent.stats import SessionStats, session_stats
 from swetui.agent.summarizer import Summarizer
@@ -67,8 +69,10 @@ class AgentSession:
         self.model = model
         self.env = dict(env)
         self.queue = ApprovalQueue(self.bus)
+        self.mcp = McpServers(self.root, self.settings, self.engine, environ=self.env,
+                              persist=workspace.store.persistent)
         self.toolbox = Toolbox(self.root, self.settings, self.queue, self.bus,
-                               recall=self._recall, mode=mode)
+                               recall=self._recall, mode=mode, mcp=self.mcp)
         self.notes = SessionNotes(workspace.paths.session_notes, self.engine)
         self.compaction = SessionCompaction(
             self.engine, self.settings, self.record,
@@ -106,6 +110,7 @@ class AgentSession:
         if STORE.notice:
             workspace.notices.append(STORE.notice)
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
+        workspace.notices.extend(session.mcp.notices)
         session._restore_calibration()
         session.approvals.restore(workspace.replayed, session.background.spawn,
                                   session.notices)
@@ -162,6 +167,7 @@ class AgentSession:
         """Run one user turn; returns when the model stops, fails or is interrupted."""
         if self.busy:
             raise SessionBusy("the agent is still working; press esc to interrupt it first")
+        await self.mcp.wait_started()  # the first request offers the servers' tools
         loop = TurnLoop(text, engine=self.engine, bus=self.bus, record=self.record,
                         provider=self.provider, model=self.model, toolbox=self.toolbox,
                         root=self.root, before_request=self.compaction.if_needed)
@@ -278,6 +284,25 @@ class AgentSession:
     def sessions(self) -> list[SessionInfo]:
         return list_sessions(self.workspace.paths.sessions)
 
+    # -- MCP servers -----------------------------------------------------------------------
+
+    def mcp_servers(self) -> list[ServerStatus]:
+        """Every configured MCP server: state, tools, token costs."""
+        return self.mcp.statuses()
+
+    async def restart_mcp_server(self, name: str) -> str:
+        message = await self.mcp.restart(name)
+        self.record("mcp_restart", {"server": name, "message": message})
+        return message
+
+    def set_mcp_server_dropped(self, name: str, dropped: bool) -> str:
+        """Drop a server's tools from the context or restore them (remembered)."""
+        return self.mcp.set_server_dropped(name, dropped)
+
+    def mcp_log(self, name: str) -> list[str]:
+        """A server's last stderr lines (redacted)."""
+        return self.mcp.log_tail(name)
+
     # -- lifetime --------------------------------------------------------------------------
 
     async def watch(self) -> None:
@@ -293,6 +318,7 @@ class AgentSession:
         """Start work deferred until an event loop runs (restored approvals)."""
         self.approvals.start()
         self.background.start()
+        self.mcp.start()
 
     async def restored_outcomes(self) -> list[tuple[PendingAction, ToolResult]]:
         """Wait until every restored action was decided and carried out (after `start`);
@@ -302,6 +328,7 @@ class AgentSession:
     async def aclose(self) -> None:
         self.cancel()
         self.background.cancel()
+        await self.mcp.aclose()
         self.toolbox.close()
         await self.provider.aclose()
         self.event_log.close()

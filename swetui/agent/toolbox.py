@@ -28,6 +28,9 @@ from swetui.agent.events import (
     RulesChanged,
     new_action_id,
 )
+from swetui.agent.mcp.calls import mcp_action
+from swetui.agent.mcp.names import TOOL_SEARCH
+from swetui.agent.mcp.servers import McpServers
 from swetui.agent.policy import Policy, PolicyDecision
 from swetui.agent.rules import RuleBook, first_words
 from swetui.agent.sandbox import Sandbox, SandboxStatus, probe_in_background
@@ -65,7 +68,8 @@ class Toolbox:
 
     def __init__(self, root: Path, settings: Settings, queue: ApprovalQueue, bus: EventBus, *,
                  recall: RecallFn | None = None, checkpoints: Checkpoints | None = None,
-                 mode: Mode | None = None, rules: RuleBook | None = None) -> None:
+                 mode: Mode | None = None, rules: RuleBook | None = None,
+                 mcp: McpServers | None = None) -> None:
         self.workspace = WorkspaceFiles(root)
         self.root = self.workspace.root
         self.settings = settings
@@ -80,6 +84,7 @@ class Toolbox:
         if self.sandbox.enabled:
             probe_in_background()
         self._recall = recall
+        self.mcp = mcp
 
     def close(self) -> None:
         """Remove the sandbox's private temp directory."""
@@ -147,6 +152,8 @@ class Toolbox:
 
     def prepare(self, call: ToolCall) -> PendingAction:
         """The pending action an edit/write/bash call would queue (raises `ToolError`)."""
+        if self.mcp is not None and self.mcp.handles(call.name):
+            return mcp_action(call, self.root)
         args = parse_arguments(call.name, call.arguments)
         if isinstance(args, EditFileArgs):
             return files.prepare_edit(self.workspace, self.ledger, call, args)
@@ -175,6 +182,10 @@ class Toolbox:
         return redacted(result)
 
     async def _dispatch(self, call: ToolCall) -> ToolResult:
+        if self.mcp is not None and call.name == TOOL_SEARCH:
+            return self.mcp.search(call.arguments)
+        if self.mcp is not None and self.mcp.handles(call.name):
+            return await self._decided(mcp_action(call, self.root))
         args = parse_arguments(getattr(call, "name", ""), getattr(call, "arguments", None))
         ws, settings = self.workspace, self.settings
         if isinstance(args, ReadFileArgs):
@@ -191,6 +202,10 @@ class Toolbox:
         if action.kind != "bash" and action.old_content == action.new_content:
             return ToolResult(content=f"No change: {action.path} already has this content.",
                               summary=f"no change to {action.path}", path=action.path)
+        return await self._decided(action)
+
+    async def _decided(self, action: PendingAction) -> ToolResult:
+        """Carry out `action` as the rules and the mode say, or once the user decided."""
         verdict = self._decide(action)
         if verdict.verdict == "deny":
             decision = Decision(approved=False, reason=verdict.why)
@@ -273,6 +288,11 @@ class Toolbox:
     # -- applying ------------------------------------------------------------------------
 
     async def _apply(self, action: PendingAction, decision: Decision) -> ToolResult:
+        if action.kind == "mcp":
+            if self.mcp is None:
+                raise ToolError("MCP servers are not available in this session",
+                                summary="no MCP servers")
+            return await self.mcp.call(action.call.name, dict(action.call.arguments))
         if action.kind == "bash":
             return await self._apply_bash(action, decision)
         old, proposed = action.old_content or "", action.new_content or ""

@@ -137,6 +137,8 @@ def describe_action(action: Any) -> str:
     """What an action does, in one line (repr keeps control characters from the terminal)."""
     if action.kind == "bash":
         return f"command {action.command or ''!r}"
+    if action.kind == "mcp":
+        return f"MCP call {action.call.name!r}"
     return f"{action.kind} {action.path or ''!r}"
 
 

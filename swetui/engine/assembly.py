@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from swetui.engine.items import LAYER_ORDER, ContextItem, ItemKind, Layer
+from swetui.engine.items import LAYER_ORDER, ContextItem, ItemKind, ItemState, Layer
 from swetui.messages import ChatRequest, Message, ToolCall, ToolSchema
 
 log = logging.getLogger(__name__)
@@ -107,14 +107,23 @@ def _section(title: str, body: str) -> str:
     return f"## {title}\n\n{body.rstrip()}"
 
 
+DEFERRED_TITLE = "Deferred tools (load with tool_search)"
+
+
 def process_system(state: AssemblyState) -> str:
+    deferred: list[str] = []
     for item in state.of(Layer.SYSTEM):
-        if item.kind is ItemKind.TOOL_SCHEMA:
+        if item.kind is ItemKind.TOOL_SCHEMA and item.state is ItemState.DEFERRED \
+                and not item.pinned:
+            deferred.append(item.sent_text().rstrip())  # its name and one line
+        elif item.kind is ItemKind.TOOL_SCHEMA:
             state.tools.append(ToolSchema.model_validate_json(item.sent_text()))
         else:
             state.system_sections.append(item.sent_text().rstrip())
         state.use(item)
-    return f"{len(state.tools)} tools"
+    if deferred:
+        state.system_sections.append(_section(DEFERRED_TITLE, "\n".join(deferred)))
+    return f"{len(state.tools)} tools" + (f", {len(deferred)} deferred" if deferred else "")
 
 
 def process_memory(state: AssemblyState) -> str:

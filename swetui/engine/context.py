@@ -168,6 +168,19 @@ class ContextEngine:
     def restore(self, item_id: str) -> ContextItem:
         return self.update(item_id, state=ItemState.INCLUDED, reason="restored")
 
+    def remove(self, item_id: str, *, reason: str = "removed") -> None:
+        """Take a source item out of the set (a tool whose server stopped): it leaves the
+        budget and the inspector. Conversation items are never removed, only dropped."""
+        old = self._items.pop(item_id, None)
+        if old is None:
+            return
+        self._layer_tokens[old.effective_layer] -= self._sent.pop(item_id, 0)
+        if self._batch is not None:
+            self._batch.append(item_id)
+        else:
+            self.bus.publish(ItemsChanged(ids=(item_id,), reason=reason))
+            self.bus.publish(BudgetChanged(budget=self.budget()))
+
     def edit(self, item_id: str, text: str) -> ContextItem:
         """Replace what is sent for an item by the user's text; the original is kept."""
         item = self.get(item_id)

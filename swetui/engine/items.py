@@ -28,6 +28,9 @@ class ItemState(StrEnum):
     DROPPED = "dropped"
     COMPACTED = "compacted"
     STALE = "stale"
+    DEFERRED = "deferred"
+    """A tool whose schema is not sent yet: only its one-line `stub` is (deferred MCP tools,
+    loaded by the model's `tool_search`)."""
 
 
 class Origin(StrEnum):
@@ -103,6 +106,8 @@ class ContextItem(BaseModel):
             return True
         if self.state in (ItemState.INCLUDED, ItemState.STALE):
             return True
+        if self.state is ItemState.DEFERRED:
+            return bool(self.stub)
         # A tool call must keep its result paired with the assistant's call: its stub goes.
         return self.kind is ItemKind.TOOL_CALL
 
@@ -118,6 +123,8 @@ class ContextItem(BaseModel):
         """The text this item contributes to the request."""
         if self.pinned or self.state in (ItemState.INCLUDED, ItemState.STALE):
             return self.content
+        if self.state is ItemState.DEFERRED:
+            return self.stub or ""
         if self.kind is ItemKind.TOOL_CALL:
             if self.state is ItemState.COMPACTED and self.stub:
                 return self.stub

@@ -151,6 +151,8 @@ def _replay(engine: ContextEngine, events: list[dict[str, Any]]) -> None:
                 item = ContextItem.model_validate(data)
             except ValueError:
                 continue
+            if item.kind is ItemKind.TOOL_SCHEMA and item.id not in engine:
+                continue  # a tool offered then (an MCP server's) comes back with its server
             if item.kind in SOURCE_KINDS and item.id in engine and item.original is None:
                 current = engine.get(item.id)
                 item = current.model_copy(update={"state": item.state, "pinned": item.pinned})

@@ -35,6 +35,9 @@ class BatchEntry(Static, can_focus=True):
         if action.kind == "bash":
             text.append(f"\n$ {terminal_safe(action.command or '')}\n  in {one_line(action.cwd)}")
             return text
+        if action.kind == "mcp":
+            text.append(f"\n{terminal_safe(action.command or '')}")
+            return text
         theme = syntax_theme(self.app.current_theme.dark)
         old = highlight_lines(action.old_content, action.path, theme)
         new = highlight_lines(action.new_content, action.path, theme)

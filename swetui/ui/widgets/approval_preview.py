@@ -22,7 +22,7 @@ def action_title(action: PendingAction) -> str:
     return one_line(f"{action.kind} {action.path or ''}")
 
 
-KIND_ICONS = {"edit": "✎", "write": "✚", "bash": "$"}
+KIND_ICONS = {"edit": "✎", "write": "✚", "bash": "$", "mcp": "⚙"}
 
 
 class ActionPreview(Vertical):
@@ -78,7 +78,7 @@ class ActionPreview(Vertical):
         if action is not None and action.protected:
             protected.update(Text(f"⚠ Protected: {action.protected} — always asks",
                                   overflow="fold"))
-        is_bash = action is not None and action.kind == "bash"
+        is_bash = action is not None and action.kind in ("bash", "mcp")
         command.set_class(is_bash, "-shown")
         diff.set_class(action is not None and not is_bash, "-shown")
         if action is None:
@@ -98,6 +98,17 @@ class ActionPreview(Vertical):
     def _command(self, action: PendingAction) -> Text:
         theme = syntax_theme(self.app.current_theme.dark)
         text = Text()
+        if action.kind == "mcp":
+            name, _, arguments = (action.command or "").partition(" ")
+            text.append("MCP tool call\n", style="bold")
+            text.append(one_line(name), style="bold")
+            code = Syntax(terminal_safe(arguments), "json", theme=theme,
+                          background_color="default", word_wrap=True).highlight(
+                terminal_safe(arguments))
+            code.rstrip()
+            text.append("\n")
+            text.append_text(code)
+            return text
         text.append("command\n", style="bold")
         shown = terminal_safe(action.command or "")
         code = Syntax(shown, "bash", theme=theme, background_color="default",

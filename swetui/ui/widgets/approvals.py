@@ -306,6 +306,9 @@ class ApprovalQueuePane(Widget):
         if action == "approve_unconfined":
             selected = self.selected_action
             return (selected is not None and selected.kind == "bash") or None
+        if action == "edit" and self.selected_action is not None \
+                and self.selected_action.kind == "mcp":
+            return None  # an MCP call's arguments are approved or denied as they are
         if action in {"approve", "deny", "edit", "approve_session", "approve_workspace",
                       "approve_all", "batch_review"}:
             return self.selected_action is not None or None

@@ -35,6 +35,7 @@ STATE_LABELS: dict[ItemState, str] = {
     ItemState.DROPPED: "drop",
     ItemState.COMPACTED: "comp",
     ItemState.STALE: "stale",
+    ItemState.DEFERRED: "defer",
 }
 
 LAYER_TITLES: dict[Layer, str] = {
