@@ -77,6 +77,9 @@ def _padded(count: int) -> None:
 
 
 if __name__ == "__main__":
+    if os.environ.get("DEMO_MARKER"):  # proves the server started, and which process it is
+        with open(os.environ["DEMO_MARKER"], "w") as marker:
+            marker.write(str(os.getpid()))
     sys.stderr.write("demo server: starting\n")
     sys.stderr.flush()
     transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"

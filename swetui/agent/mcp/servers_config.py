@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from swetui.agent.mcp.names import valid_server_name
 from swetui.config import McpServerSettings, Settings
-from swetui.secrets import STORE, SecretStore, is_credential_name
+from swetui.secrets import STORE, SecretStore, is_credential_name, names_a_place
 from swetui.trust import MCP, TrustState
 
 Transport = Literal["stdio", "http"]
@@ -85,10 +85,8 @@ def expand(text: str, environ: Mapping[str, str], secret_names: set[str]) -> str
 
 def _resolve(name: str, raw: McpServerSettings, origin: Origin, environ: Mapping[str, str],
              call_timeout: float, secrets: SecretStore) -> ServerConfig:
-    used: set[str] = set()
-
     def x(text: str) -> str:
-        return expand(text, environ, used)
+        return expand(text, environ, set())
 
     transport: Transport
     if raw.type == "sse":
@@ -115,7 +113,9 @@ def _resolve(name: str, raw: McpServerSettings, origin: Origin, environ: Mapping
         if token and scheme.lower() in ("bearer", "basic", "token"):
             secrets.register(token, f"mcp {name} header {key}")
     for key, value in env.items():
-        if is_credential_name(key, value) or any(f"${{{var}" in raw.env[key] for var in used):
+        # A value taken from the environment is most often a token: redact it too (not a
+        # path-like one: `DATA_DIR=${HOME}/x` would blank out paths everywhere).
+        if is_credential_name(key, value) or ("${" in raw.env[key] and not names_a_place(key)):
             secrets.register(value, f"mcp {name} {key}")
     return config
 
