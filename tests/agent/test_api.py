@@ -9,6 +9,7 @@ from typing import Protocol, get_args
 from pydantic import BaseModel
 
 import swetui.agent.events as agent_events
+import swetui.agent.mcp.status as mcp_events
 import swetui.agent.turn_events as turn_events
 import swetui.engine.events as engine_events
 from swetui.agent import AgentEvent, AgentSession, Session
@@ -16,7 +17,7 @@ from swetui.options import LaunchOptions
 
 from .scripted import ScriptedProvider, answer, calls
 
-NOT_EVENTS = {agent_events.PendingAction, agent_events.Decision}
+NOT_EVENTS = {agent_events.PendingAction, agent_events.Decision, mcp_events.ServerStatus}
 """Models in the event modules that are payloads, never published on their own."""
 
 
@@ -27,8 +28,8 @@ def _protocol_members(protocol: type) -> set[str]:
             if name not in ignored and not name.startswith("_")}
 
 
-def test_every_event_class_of_the_three_event_modules_is_an_agent_event():
-    defined = {cls for module in (engine_events, agent_events, turn_events)
+def test_every_event_class_of_the_event_modules_is_an_agent_event():
+    defined = {cls for module in (engine_events, agent_events, turn_events, mcp_events)
                for _, cls in inspect.getmembers(module, inspect.isclass)
                if issubclass(cls, BaseModel) and cls.__module__ == module.__name__
                and not cls.__name__.startswith("_")} - NOT_EVENTS

@@ -141,10 +141,11 @@ async def test_a_server_that_crashes_mid_call_is_reported_and_can_be_restarted(
 
 async def test_a_huge_result_is_capped_and_a_hang_times_out(
         workspace: Path, isolated_config: Path) -> None:
-    write_user_config(isolated_config, {"mcp": {"servers": {"demo": stdio_entry(timeout=2)}}})
+    write_user_config(isolated_config, {"mcp": {"servers": {
+        "demo": stdio_entry(), "stuck": stdio_entry(timeout=2)}}})
     provider = ScriptedProvider(calls(("c1", "mcp__demo__big", {"size": 5_000_000})),
                                 calls(("c2", "mcp__demo__picture", {})),
-                                calls(("c3", "mcp__demo__hang", {})), answer("ok"))
+                                calls(("c3", "mcp__stuck__hang", {})), answer("ok"))
     session = open_session(workspace, provider, mode="auto")
     try:
         session.start()
