@@ -9,6 +9,7 @@ from bench.common import entry, median, percentile, timings
 from swetui.engine.budget import BudgetSettings
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Source
+from swetui.engine.payloads import AssistantPayload, ToolCallPayload
 
 CYCLE = (ItemKind.USER_MESSAGE, ItemKind.ASSISTANT_MESSAGE, ItemKind.TOOL_CALL)
 ITEMS = 2_000
@@ -27,16 +28,17 @@ def build_context(items: int = ITEMS, tokens: int = TOKENS, seed: int = 7) -> Co
             text = " ".join(rng.choice(WORDS) for _ in range(per_item - 6)) + f" #{index}"
             turn = index // 3 + 1
             kind = CYCLE[index % 3]
-            meta: dict[str, Any] = {}
+            payload: AssistantPayload | ToolCallPayload | None = None
             if kind is ItemKind.ASSISTANT_MESSAGE:
-                meta = {"tool_call_ids": [f"call{turn}"]}
+                payload = AssistantPayload(tool_call_ids=(f"call{turn}",))
             elif kind is ItemKind.TOOL_CALL:
-                meta = {"name": "read_file", "arguments": {"path": f"src/m{turn}.py"}}
+                payload = ToolCallPayload(name="read_file",
+                                          arguments={"path": f"src/m{turn}.py"})
             engine.add(ContextItem(id=f"i{index}", kind=kind, layer=Layer.HISTORY,
                                    title=f"item {index}", content=text, turn_created=turn,
                                    source=Source(tool_call_id=f"call{turn}")
                                    if kind is ItemKind.TOOL_CALL else Source(),
-                                   meta=meta))
+                                   payload=payload))
     return engine
 
 

@@ -35,6 +35,5 @@ def add_workspace_file(engine: ContextEngine, root: Path, path: str) -> ContextI
     note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
     item = ContextItem(id=engine.new_id("f"), kind=ItemKind.FILE, layer=Layer.TASK,
                        title=f"{relative}{note}", content=loaded.text, origin=Origin.USER,
-                       source=Source(path=relative), turn_created=engine.turn,
-                       meta={"added_by": "@path"})
+                       source=Source(path=relative), turn_created=engine.turn)
     return engine.add(item, reason=f"you added {relative}")

@@ -7,6 +7,7 @@ from typing import Any
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.engine.payloads import ToolCallPayload
 from swetui.engine.store import RecordEvent
 
 RESULT_LOG_CHARS = 20_000
@@ -26,8 +27,8 @@ def add_tool_result(engine: ContextEngine, record: RecordEvent, *, call_id: str,
         turn_last_used=0 if turn is None else turn,
         source=Source(path=path, turn_id=None if turn is None else f"t{turn}",
                       tool_call_id=call_id),
-        meta={"name": name, "arguments": arguments, "is_error": is_error,
-              "summary": summary}), reason=reason)
+        payload=ToolCallPayload(name=name, arguments=arguments, is_error=is_error,
+                                summary=summary)), reason=reason)
     record("tool_result", {"turn": current, "call_id": call_id, "name": name,
                            "summary": summary, "content": content[:RESULT_LOG_CHARS],
                            "is_error": is_error, "path": path})

@@ -36,6 +36,7 @@ from swetui.agent.turn_events import (
 from swetui.engine.bus import EventBus
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.engine.payloads import AssistantPayload
 from swetui.engine.store import RecordEvent
 from swetui.messages import ToolCall
 from swetui.providers.base import Provider
@@ -258,8 +259,9 @@ class TurnLoop:
             id=self.engine.new_id("a"), kind=ItemKind.ASSISTANT_MESSAGE, layer=Layer.HISTORY,
             title=title, content=content, origin=Origin.AGENT, turn_created=self.turn,
             turn_last_used=self.turn, source=Source(turn_id=f"t{self.turn}"),
-            meta={"tool_call_ids": [call.id for call in calls], "reasoning": outcome.reasoning,
-                  "interrupted": interrupted}), reason="the agent answered")
+            payload=AssistantPayload(tool_call_ids=tuple(call.id for call in calls),
+                                     reasoning=outcome.reasoning, interrupted=interrupted)),
+            reason="the agent answered")
         self.record("assistant", {
             "turn": self.turn, "text": outcome.text, "reasoning": outcome.reasoning,
             "interrupted": interrupted,

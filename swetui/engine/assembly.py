@@ -216,7 +216,7 @@ def _turn_messages(items: list[ContextItem], cache: dict[tuple, Message]) -> lis
     assistant message carrying just the calls, so what is counted is what is sent."""
     calls = {item.source.tool_call_id: item for item in items if item.kind is ItemKind.TOOL_CALL}
     claimed = {call_id for item in items if item.kind is ItemKind.ASSISTANT_MESSAGE
-               for call_id in item.meta.get("tool_call_ids", ()) if call_id in calls}
+               for call_id in item.call_ids if call_id in calls}
     messages: list[Message] = []
     orphans: list[ContextItem] = []
     for item in items:
@@ -228,14 +228,13 @@ def _turn_messages(items: list[ContextItem], cache: dict[tuple, Message]) -> lis
                 message = cache[key] = _message("user", text)
             messages.append(message)
         elif item.kind is ItemKind.ASSISTANT_MESSAGE:
-            ids = tuple(call_id for call_id in item.meta.get("tool_call_ids", ())
-                        if call_id in calls)
+            ids = tuple(call_id for call_id in item.call_ids if call_id in calls)
             messages.extend(_assistant_turn(item.id, item.sent_text(), ids, calls, cache))
         elif item.kind is ItemKind.TOOL_CALL and item.source.tool_call_id not in claimed:
             orphans.append(item)
     if orphans:
-        ids = tuple(item.source.tool_call_id for item in orphans)
-        messages.extend(_assistant_turn(f"bare:{orphans[0].id}", "", ids, calls, cache))
+        bare = tuple(item.source.tool_call_id for item in orphans)
+        messages.extend(_assistant_turn(f"bare:{orphans[0].id}", "", bare, calls, cache))
     return messages
 
 
@@ -247,7 +246,7 @@ def _assistant_turn(key_id: str, text: str, ids: tuple, calls: dict[str | None, 
     key: tuple = ("assistant", key_id, text, ids, forms)
     message = cache.get(key)
     if message is None:
-        tool_calls = tuple(ToolCall(id=call_id, name=calls[call_id].meta.get("name", ""),
+        tool_calls = tuple(ToolCall(id=call_id, name=calls[call_id].call.name,
                                     arguments=calls[call_id].sent_arguments())
                            for call_id in ids)
         message = cache[key] = _message("assistant", text, tool_calls=tool_calls)
@@ -259,8 +258,8 @@ def _assistant_turn(key_id: str, text: str, ids: tuple, calls: dict[str | None, 
         message = cache.get(key)
         if message is None:
             message = cache[key] = _message("tool", content, tool_call_id=call_id,
-                                            name=call.meta.get("name"),
-                                            is_error=bool(call.meta.get("is_error")))
+                                            name=call.call.name or None,
+                                            is_error=call.call.is_error)
         out.append(message)
     return out
 

@@ -141,10 +141,10 @@ class ContextEngine:
                 self.add(item, reason=reason)
 
     def update(self, item_id: str, *, reason: str = "changed", **changes: Any) -> ContextItem:
-        """Change fields of an item (content, state, pinned, stub, meta, ...)."""
+        """Change fields of an item (content, state, pinned, stub, payload, ...)."""
         current = self.get(item_id)
         item = current.model_copy(update=changes)
-        if "content" in changes or ("meta" in changes and item.kind is ItemKind.TOOL_CALL):
+        if "content" in changes or ("payload" in changes and item.kind is ItemKind.TOOL_CALL):
             item = self._prepare(item, force=True)  # arguments are part of a call's cost
         elif {"state", "pinned", "stub"} & changes.keys():
             item = item.model_copy(update={"tokens": current.tokens})
@@ -279,13 +279,13 @@ class ContextEngine:
         return self.price(item, **changes).cost if changes else self._sent_cost(item)
 
     def price(self, item: ContextItem, **changes: Any) -> Priced:
-        """`item` with `changes` (state, stub, pinned, meta; not its content) and its cost as
+        """`item` with `changes` (state, stub, pinned, folded; not its content) and its cost as
         the budget will charge it, ready to `commit`. Nothing changes until then."""
         if "content" in changes or "content_hash" in changes or "tokens" in changes:
             raise ValueError("price() changes how an item is sent, not its content")
         changed = item.model_copy(update=changes)
-        if (item.kind is ItemKind.TOOL_CALL and "meta" in changes
-                and changed.meta.get("arguments") != item.meta.get("arguments")):
+        if (item.kind is ItemKind.TOOL_CALL and "payload" in changes
+                and changed.call.arguments != item.call.arguments):
             changed = self._prepare(changed, force=True)  # arguments are part of its cost
         return Priced(changed, self._sent_cost(changed), item, self)
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+from swetui.engine.payloads import (
+    AssistantPayload,
+    CompactionOutput,
+    ItemPayload,
+    ToolCallPayload,
+)
 
 
 class Layer(StrEnum):
@@ -62,6 +69,20 @@ class Source(BaseModel):
     tool_call_id: str | None = None
 
 
+class FoldRecord(BaseModel):
+    """What a folded item keeps to be undone: the compaction that folded it and the state
+    and stub it had before."""
+
+    model_config = ConfigDict(frozen=True)
+
+    compaction_id: str
+    state: ItemState
+    stub: str | None = None
+
+
+_NO_CALL = ToolCallPayload()
+
+
 class ContextItem(BaseModel):
     """One thing that can reach the model, with its token cost and state.
 
@@ -87,13 +108,33 @@ class ContextItem(BaseModel):
     """The content before the user edited it (None when never edited)."""
     stub: str | None = None
     """What is sent instead of `content` when the item is compacted (a one-line result)."""
-    meta: dict[str, Any] = Field(default_factory=dict)
-    """Kind-specific data: tool name/arguments/is_error, assistant tool_call ids, ..."""
+    payload: ItemPayload | None = None
+    """What the kind carries beyond its text (a tool call's name and arguments, ...); None
+    for kinds that carry nothing more (prompts, memory, files, listings)."""
+    folded: FoldRecord | None = None
+    """While a compaction keeps this item folded: which one, and how to undo it."""
+    stale_reason: str | None = None
+    """Why the item is stale (its file changed or went away), while it is."""
 
     @property
     def effective_layer(self) -> Layer:
         """Pinned items count in the pinned layer, whatever their home layer."""
         return Layer.PINNED if self.pinned else self.layer
+
+    @property
+    def call(self) -> ToolCallPayload:
+        """A tool call's name, arguments and outcome (empty ones for any other item)."""
+        return self.payload if isinstance(self.payload, ToolCallPayload) else _NO_CALL
+
+    @property
+    def call_ids(self) -> tuple[str, ...]:
+        """The tool calls an assistant message carries (none for any other item)."""
+        return self.payload.tool_call_ids if isinstance(self.payload, AssistantPayload) else ()
+
+    @property
+    def created_by(self) -> CompactionOutput | None:
+        """What a compaction-created item (digest, running summary, index) records."""
+        return self.payload if isinstance(self.payload, CompactionOutput) else None
 
     @property
     def edited(self) -> bool:
@@ -114,7 +155,7 @@ class ContextItem(BaseModel):
     def sent_arguments(self) -> dict[str, Any]:
         """A tool call's arguments as sent: in full while the item is included, with long
         values cut once it is dropped or compacted (the archive keeps them whole)."""
-        arguments = self.meta.get("arguments") or {}
+        arguments = self.call.arguments
         if self.pinned or self.state in (ItemState.INCLUDED, ItemState.STALE):
             return arguments
         return {key: _shorten(value, self.id) for key, value in arguments.items()}

@@ -27,6 +27,7 @@ from swetui.engine.files import (
     read_regular,
 )
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
+from swetui.engine.payloads import GrepPayload
 from swetui.engine.sources import read_workspace_text
 
 IGNORED_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui"}
@@ -152,7 +153,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         return files
 
     def make(kind: ItemKind, title: str, content: str, path: str | None,
-             **meta: object) -> None:
+             payload: GrepPayload | None = None) -> None:
         key = (kind, path or title)
         if content in sent.get(key, ()):
             result.notes.append(f"{path or title} is already in context")
@@ -161,7 +162,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         result.items.append(ContextItem(
             id=engine.new_id("r"), kind=kind, layer=Layer.TASK, title=title, content=content,
             origin=Origin.AUTO, source=Source(path=path, turn_id=f"t{turn}"),
-            turn_created=turn, turn_last_used=turn, meta={"retrieved": True, **meta}))
+            turn_created=turn, turn_last_used=turn, payload=payload))
 
     named, directories = _named_paths(root, text, tree, result)
     if exclude is not None:
@@ -180,7 +181,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         body = "\n".join(hits) if hits else "(no matches)"
         make(ItemKind.GREP, f"grep {quoted}",
              f"grep {quoted}: {len(hits)} hits (top {max_hits}; {scanned:,} files scanned)\n"
-             f"{body}", None, terms=terms, hits=len(hits))
+             f"{body}", None, GrepPayload(terms=tuple(terms), hits=len(hits)))
     if _LISTING.search(text):
         base = directories[0] if directories else ""
         make(ItemKind.LISTING, f"listing of {base or '.'}", listing(tree(), base),
@@ -309,7 +310,8 @@ def _summary(result: RetrievalResult, terms: list[str]) -> str:
         parts.append("read " + ", ".join(p for p in files if p))
     for item in result.items:
         if item.kind is ItemKind.GREP:
-            parts.append(f"{item.title} → {item.meta.get('hits', 0)} hits")
+            hits = item.payload.hits if isinstance(item.payload, GrepPayload) else 0
+            parts.append(f"{item.title} → {hits} hits")
         elif item.kind is ItemKind.LISTING:
             parts.append(item.title)
     text = "; ".join(parts) if parts else "nothing to retrieve"

@@ -60,9 +60,9 @@ def _max_bytes(item: ContextItem) -> int:
 
 
 def _stale(engine: ContextEngine, item: ContextItem, note: str) -> None:
-    if item.state is ItemState.STALE and item.meta.get("stale") == note:
+    if item.state is ItemState.STALE and item.stale_reason == note:
         return
-    engine.update(item.id, state=ItemState.STALE, meta={**item.meta, "stale": note},
+    engine.update(item.id, state=ItemState.STALE, stale_reason=note,
                   reason=f"stale: {note}")
 
 
@@ -71,7 +71,7 @@ def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool) 
     touched = []
     for item in engine.by_source(rel):
         if item.kind is ItemKind.TOOL_CALL:
-            if item.meta.get("name") in SHOWN_BY_TOOLS and item.state is ItemState.INCLUDED:
+            if item.call.name in SHOWN_BY_TOOLS and item.state is ItemState.INCLUDED:
                 _stale(engine, item, "deleted on disk" if deleted else "changed on disk since "
                        "it was read")
                 touched.append(item.id)
@@ -105,7 +105,7 @@ def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bo
         changes["content"] = loaded.text
     if item.state is ItemState.STALE:
         changes["state"] = ItemState.INCLUDED
-        changes["meta"] = {k: v for k, v in item.meta.items() if k != "stale"}
+        changes["stale_reason"] = None
     if not changes:
         return False
     engine.update(item.id, reason="changed on disk", **changes)
@@ -127,12 +127,13 @@ def refresh(engine: ContextEngine, root: Path, item_id: str) -> ContextItem:
         raise ValueError(f"{exc.message}; the item stays stale") from None
     if loaded is None:
         raise ValueError(f"{item.source.path} is now a binary file; the item stays stale")
-    meta = {k: v for k, v in item.meta.items() if k != "stale"}
+    changes: dict[str, object] = {"stale_reason": None}
     if item.kind is ItemKind.TOOL_CALL:
-        meta["refreshed"] = f"refreshed from disk in turn {engine.turn}"
+        changes["payload"] = item.call.model_copy(
+            update={"refreshed": f"refreshed from disk in turn {engine.turn}"})
     state = ItemState.INCLUDED if item.state is ItemState.STALE else item.state
-    return engine.update(item_id, content=loaded.text, state=state, meta=meta,
-                         reason="refreshed from disk")
+    return engine.update(item_id, content=loaded.text, state=state, reason="refreshed from disk",
+                         **changes)
 
 
 class WorkspaceWatcher:

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from swetui.config import Settings
-from swetui.engine.blobs import INLINE_LIMIT, BlobStore
+from swetui.engine.blobs import BlobStore
 from swetui.engine.budget import BudgetSettings
 from swetui.engine.bus import EventBus
 from swetui.engine.context import ContextEngine
-from swetui.engine.items import ContextItem, ItemKind
+from swetui.engine.item_records import item_from_record, item_record
+from swetui.engine.items import ItemKind
 from swetui.engine.sources import memory_items, system_items
 from swetui.engine.store import SessionLog, SessionStore, load_session, session_files
 from swetui.engine.tokens import TokenCounter
@@ -76,16 +77,6 @@ class Workspace:
         self.store.close()
 
 
-def _snapshot(item: ContextItem, blobs: BlobStore) -> dict[str, Any]:
-    data = item.model_dump(mode="json", exclude_defaults=True)
-    data["id"] = item.id
-    if len(item.content) > INLINE_LIMIT:
-        blobs.put(item.content, item.content_hash)
-        data.pop("content", None)
-        data["content_hash"] = item.content_hash
-    return data
-
-
 def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema], *,
                    model: str = "", resume: str | None = None, continue_last: bool = False,
                    persist: bool = True, bus: EventBus | None = None,
@@ -117,7 +108,7 @@ def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema]
         store.continue_from(loaded)
         replayed = loaded.events
         _replay(engine, loaded.events)
-    engine.recorder = lambda item: store.append("item", {"item": _snapshot(item, blobs)})
+    engine.recorder = lambda item: store.append("item", {"item": item_record(item, blobs)})
     return Workspace(root, settings, paths, engine, store, notices, replayed)
 
 
@@ -148,7 +139,7 @@ def _replay(engine: ContextEngine, events: list[dict[str, Any]]) -> None:
     with engine.batch("session restored"):
         for data in latest.values():
             try:
-                item = ContextItem.model_validate(data)
+                item = item_from_record(data)
             except ValueError:
                 continue
             if item.kind is ItemKind.TOOL_SCHEMA and item.id not in engine:

@@ -4,6 +4,31 @@ from __future__ import annotations
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.engine.payloads import (
+    AssistantPayload,
+    ExchangePayload,
+    ReferenceIndexPayload,
+    RunningSummaryPayload,
+    ToolCallPayload,
+)
+
+
+def role(item: ContextItem) -> str | None:
+    """What a compaction created the item as: header, summary, running or index."""
+    match item.payload:
+        case ExchangePayload(form=form):
+            return form
+        case RunningSummaryPayload():
+            return "running"
+        case ReferenceIndexPayload():
+            return "index"
+    return None
+
+
+def turn_of(item: ContextItem) -> int:
+    """The turn a compaction-created item stands for."""
+    assert item.created_by is not None, f"{item.id} was not created by a compaction"
+    return item.created_by.turn
 
 
 def conversation(engine: ContextEngine, turns: int, *, body: str = "some text") -> None:
@@ -17,10 +42,11 @@ def conversation(engine: ContextEngine, turns: int, *, body: str = "some text") 
         engine.add(ContextItem(id=f"a{turn}", kind=ItemKind.ASSISTANT_MESSAGE,
                                layer=Layer.HISTORY, title=f"answer {turn}",
                                content=f"Reading file{turn}.py", origin=Origin.AGENT,
-                               turn_created=turn, meta={"tool_call_ids": [call_id]}))
+                               turn_created=turn,
+                               payload=AssistantPayload(tool_call_ids=(call_id,))))
         engine.add(ContextItem(id=f"c{turn}", kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
                                title=f"read_file file{turn}.py", content=f"{body} {turn}",
                                origin=Origin.AGENT, turn_created=turn,
                                source=Source(path=f"file{turn}.py", tool_call_id=call_id),
-                               meta={"name": "read_file",
-                                     "arguments": {"path": f"file{turn}.py"}}))
+                               payload=ToolCallPayload(
+                                   name="read_file", arguments={"path": f"file{turn}.py"})))

@@ -23,6 +23,8 @@ from swetui.engine.events import (
     CompactionUndone,
 )
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
+from swetui.engine.payloads import ToolCallPayload
+from tests.engine.helpers import role, turn_of
 
 compactor = StructuralCompactor()
 
@@ -98,25 +100,25 @@ def test_history_shape_last_five_full_summaries_6_to_10_headers_older():
     sent = [i for i in engine if i.sent]
     full_turns = {i.turn_created for i in sent if i.kind is ItemKind.USER_MESSAGE}
     assert full_turns == {21, 22, 23, 24, 25}
-    headers = [i for i in sent if i.meta.get("role") == "header"]
-    summaries = [i for i in sent if i.meta.get("role") == "summary"]
-    assert sorted(i.meta["turn"] for i in headers) == list(range(1, 21))
-    assert sorted(i.meta["turn"] for i in summaries) == list(range(16, 21))
+    headers = [i for i in sent if role(i) == "header"]
+    summaries = [i for i in sent if role(i) == "summary"]
+    assert sorted(turn_of(i) for i in headers) == list(range(1, 21))
+    assert sorted(turn_of(i) for i in summaries) == list(range(16, 21))
     assert all(engine.counter.count(h.content) <= 12 for h in headers)
     assert all(engine.counter.count(s.content) <= 120 for s in summaries)
     running = [i for i in sent if i.kind is ItemKind.SUMMARY]
     assert len(running) == 1 and engine.counter.count(running[0].content) <= 300
     assert "Objective:" in running[0].content and "Next steps:" in running[0].content
     # archived summaries of older exchanges are kept for recall
-    archived = [i for i in engine if i.meta.get("role") == "summary" and not i.sent]
-    assert sorted(i.meta["turn"] for i in archived) == list(range(1, 16))
+    archived = [i for i in engine if role(i) == "summary" and not i.sent]
+    assert sorted(turn_of(i) for i in archived) == list(range(1, 16))
 
 
 def test_old_tool_outputs_become_one_line_results_with_a_recall_id():
     engine = session(12)
     compactor.apply(engine, compactor.plan(engine))
     old_read = next(i for i in engine if i.kind is ItemKind.TOOL_CALL and i.turn_created == 1
-                    and i.meta["name"] == "read_file")
+                    and i.call.name == "read_file")
     assert old_read.state is ItemState.COMPACTED
     assert "\n" not in old_read.stub and old_read.id in old_read.stub
     assert old_read.source.path in old_read.stub
@@ -165,7 +167,7 @@ def test_identical_tool_outputs_are_folded_to_the_latest():
     for turn, item_id in ((2, "dup1"), (3, "dup2")):
         engine.add(ContextItem(id=item_id, kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
                                title="bash", content=output, turn_created=turn,
-                               meta={"name": "bash", "arguments": {"command": "make"}}))
+                               payload=ToolCallPayload(name="bash", arguments={"command": "make"})))
     engine.turn = 4
     plan = compactor.plan(engine)
     folds = {fold.id: fold for fold in plan.folds}
@@ -184,7 +186,8 @@ def test_old_retrieved_files_leave_unless_pinned_or_still_edited():
     engine.add(ContextItem(id="edit", kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
                            title="edit", content="Edited edited.py", turn_created=16,
                            source={"path": "edited.py"},
-                           meta={"name": "edit_file", "arguments": {"path": "edited.py"}}))
+                           payload=ToolCallPayload(name="edit_file",
+                                                   arguments={"path": "edited.py"})))
     folded = {fold.id for fold in compactor.plan(engine).folds}
     assert "f-old.py" in folded
     assert not {"f-pinned.py", "f-edited.py", "f-fresh.py"} & folded
@@ -215,9 +218,9 @@ def test_a_second_compaction_demotes_summaries_merges_the_index_and_undo_cascade
     before_second = engine.assemble().request.canonical_json()
     second = compactor.apply(engine, compactor.plan(engine))
     sent = [i for i in engine if i.sent]
-    summaries = sorted(i.meta["turn"] for i in sent if i.meta.get("role") == "summary")
+    summaries = sorted(turn_of(i) for i in sent if role(i) == "summary")
     assert summaries == list(range(13, 18))
-    assert len([i for i in sent if i.meta.get("role") == "index"]) == 1
+    assert len([i for i in sent if role(i) == "index"]) == 1
     assert len([i for i in sent if i.kind is ItemKind.SUMMARY]) == 1
     assert active_compactions(engine) == [first.compaction_id, second.compaction_id]
     undone = undo(engine)
@@ -253,8 +256,8 @@ def test_at_most_200_headers_are_sent_and_older_names_move_to_the_index():
     before = {item.id: item for item in engine}
     plan = compactor.plan(engine)
     compactor.apply(engine, plan)
-    headers = [i for i in engine if i.meta.get("role") == "header"]
-    sent = sorted(i.meta["turn"] for i in headers if i.sent)
+    headers = [i for i in engine if role(i) == "header"]
+    sent = sorted(turn_of(i) for i in headers if i.sent)
     assert len(sent) == 200 and sent[0] == 8  # 207 folded exchanges, the oldest 7 archived
     wanted = original_identifiers([before[fold.id] for fold in plan.folds])
     assert not wanted - identifiers(request_text(engine))
@@ -324,7 +327,7 @@ def test_engine_price_and_commit_keep_the_totals_exact_and_refuse_stale_changes(
     call = next(item for item in engine if item.kind is ItemKind.TOOL_CALL)
     message = next(item for item in engine if item.kind is ItemKind.USER_MESSAGE)
     changes = [engine.price(call, state=ItemState.COMPACTED, stub="one line",
-                            meta={**call.meta, "note": 1}),
+                            payload=call.call.model_copy(update={"summary": "noted"})),
                engine.price(message, state=ItemState.DROPPED)]
     assert changes[0].cost == engine.cost_if(call, state=ItemState.COMPACTED, stub="one line")
     assert changes[1].cost == 0

@@ -18,6 +18,7 @@ from swetui.engine.compaction.model import SUMMARY_SYSTEM
 from swetui.engine.compaction.sample import SessionMaker
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind
+from tests.engine.helpers import role, turn_of
 
 
 def session(turns: int = 14) -> ContextEngine:
@@ -51,7 +52,7 @@ async def test_model_summaries_replace_the_structural_ones():
     assert "keep the parser design" in text and "src/" in text
     running = next(i for i in plan.created if i.kind is ItemKind.SUMMARY)
     assert running.content.startswith("We refactored the parser")
-    sent_summaries = [i for i in plan.created if i.meta.get("role") == "summary"]
+    sent_summaries = [i for i in plan.created if role(i) == "summary"]
     assert all("model summary of exchange" in i.content for i in sent_summaries)
 
     compactor.apply(engine, plan)
@@ -89,7 +90,7 @@ def test_recall_gives_header_summary_and_full_text_of_a_folded_exchange():
     original = [i for i in engine if i.turn_created == 2]
     compactor = StructuralCompactor()
     compactor.apply(engine, compactor.plan(engine))
-    header = next(i for i in engine if i.meta.get("role") == "header" and i.meta["turn"] == 2)
+    header = next(i for i in engine if role(i) == "header" and turn_of(i) == 2)
     read = next(i for i in original if i.kind is ItemKind.TOOL_CALL)
 
     assert recall(engine, header.id, "header") == header.content

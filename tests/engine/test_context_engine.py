@@ -127,8 +127,8 @@ def test_folded_tool_call_sends_shortened_arguments():
     engine = ContextEngine()
     conversation(engine, 1)
     long_text = "x = 1\n" * 500
-    engine.update("c1", meta={**engine.get("c1").meta,
-                              "arguments": {"path": "a.py", "content": long_text}})
+    engine.update("c1", payload=engine.get("c1").call.model_copy(
+        update={"arguments": {"path": "a.py", "content": long_text}}))
     full = engine.sent_tokens("c1")
     engine.update("c1", state=ItemState.COMPACTED, stub="wrote a.py (500 lines)")
     assert engine.sent_tokens("c1") < full / 10

@@ -143,7 +143,7 @@ def test_watcher_marks_an_item_stale_when_its_file_becomes_a_fifo(tmp_path: Path
     finishes(lambda: apply_change(engine, root, "notes.txt", deleted=False))
     item = engine.get("f1")
     assert item.state is ItemState.STALE
-    assert item.meta["stale"] == "now a FIFO; not read"
+    assert item.stale_reason == "now a FIFO; not read"
     with pytest.raises(ValueError, match="notes.txt is a FIFO"):
         finishes(lambda: refresh(engine, root, "f1"))
 

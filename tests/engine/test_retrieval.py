@@ -54,7 +54,7 @@ def test_a_bare_file_name_is_found_in_the_tree_and_binaries_are_skipped(repo):
 def test_quoted_terms_and_identifiers_are_grepped_outside_ignored_dirs(repo):
     result = run(repo, 'where is "parse_args" called, and what builds ConfigLoader?')
     grep = next(item for item in result.items if item.kind is ItemKind.GREP)
-    assert grep.meta["terms"][:2] == ["parse_args", "ConfigLoader"]
+    assert grep.payload.terms[:2] == ("parse_args", "ConfigLoader")
     assert "src/app.py:3: def parse_args(argv):" in grep.content
     assert "README.md:2: Call parse_args with the argv." in grep.content
     assert "src/pkg/config.py:1: class ConfigLoader:" in grep.content
@@ -65,7 +65,7 @@ def test_grep_keeps_the_top_hits_only(repo):
     (repo / "many.txt").write_text("".join(f"hit_me line {n}\n" for n in range(50)))
     result = retrieve(repo, "find hit_me", ContextEngine(), turn=1, max_hits=10)
     grep = next(item for item in result.items if item.kind is ItemKind.GREP)
-    assert grep.content.count("many.txt:") == 10 and grep.meta["hits"] == 10
+    assert grep.content.count("many.txt:") == 10 and grep.payload.hits == 10
 
 
 def test_a_listing_when_asked(repo):
@@ -137,4 +137,4 @@ def test_apostrophes_are_not_quotes_but_single_quoted_terms_are(repo):
     assert plain.items == []
     quoted = run(repo, "where is 'parse_args' defined?")
     grep = next(item for item in quoted.items if item.kind is ItemKind.GREP)
-    assert grep.meta["terms"] == ["parse_args"]
+    assert grep.payload.terms == ("parse_args",)

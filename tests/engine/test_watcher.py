@@ -11,6 +11,7 @@ import pytest
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import ItemsChanged
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Source
+from swetui.engine.payloads import ToolCallPayload
 from swetui.engine.watcher import WorkspaceWatcher, is_ignored, refresh
 from tests.waiting import WAIT, eventually, watching
 
@@ -73,7 +74,8 @@ async def test_read_file_results_go_stale_instead_of_changing(repo):
     read = engine.add(ContextItem(id="c1", kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
                                   title="read_file", content="x = 1\n",
                                   source=Source(path="src/app.py", tool_call_id="k1"),
-                                  meta={"name": "read_file", "arguments": {"path": "src/app.py"}}))
+                                  payload=ToolCallPayload(name="read_file",
+                                                          arguments={"path": "src/app.py"})))
     watcher = WorkspaceWatcher(repo, engine)
     task = await start(watcher)
     (repo / "src/app.py").write_text("x = 2\n")
@@ -92,7 +94,7 @@ async def test_a_deleted_file_marks_its_items_stale_with_a_note(repo):
     (repo / "src/app.py").unlink()
     await wait_for(lambda: engine.get(item.id).state is ItemState.STALE)
     await stop(watcher, task)
-    assert engine.get(item.id).meta["stale"] == "deleted on disk"
+    assert engine.get(item.id).stale_reason == "deleted on disk"
     with pytest.raises(FileNotFoundError, match="no longer exists"):
         refresh(engine, repo, item.id)
     (repo / "src/app.py").write_text("back = True\n")
@@ -125,7 +127,7 @@ def test_a_user_edit_is_kept_when_the_file_changes(repo):
     WorkspaceWatcher(repo, engine).apply([(Change.modified, str(repo / "src/app.py"))])
     changed = engine.get(item.id)
     assert changed.content == "my own note" and changed.state is ItemState.STALE
-    assert "your edit is kept" in changed.meta["stale"]
+    assert "your edit is kept" in (changed.stale_reason or "")
 
 
 def test_noise_is_ignored(repo):

@@ -125,7 +125,7 @@ async def test_a_server_that_crashes_mid_call_is_reported_and_can_be_restarted(
         finished = await session.send("crash it")
         assert finished.error is None  # the session goes on
         result = [i for i in session.engine if i.kind.value == "tool_call"][-1]
-        assert result.meta.get("is_error") and "crashed" in result.content
+        assert result.call.is_error and "crashed" in result.content
         assert "restart" in result.content
         [status] = session.mcp_servers()
         assert status.state == "crashed"
@@ -155,7 +155,7 @@ async def test_a_huge_result_is_capped_and_a_hang_times_out(
         assert len(big.content) < 40_000 and "5,000,000 characters in all" in big.content
         assert big.tokens < 20_000
         assert "[image image/png, 1,008 bytes" in picture.content
-        assert hang.meta.get("is_error") and "did not answer" in hang.content
+        assert hang.call.is_error and "did not answer" in hang.content
         assert "within 2 s" in hang.content
     finally:
         await session.aclose()

@@ -1,9 +1,10 @@
 """Applying a compaction plan and undoing it.
 
-Applying is one engine batch (the gauge updates once). Each folded item remembers, in its
-meta, the compaction that folded it and its state before; each created item carries its
-compaction's id. So undo needs no side table, survives a resumed session, and drops the
-created items (never deletes them) while every folded item gets its previous state back.
+Applying is one engine batch (the gauge updates once). Each folded item remembers (its
+`folded` record) the compaction that folded it and its state before; each created item
+carries its compaction's id (its payload's `compaction_id`). So undo needs no side table,
+survives a resumed session, and drops the created items (never deletes them) while every
+folded item gets its previous state back.
 """
 
 from __future__ import annotations
@@ -52,10 +53,10 @@ def _priced(engine: ContextEngine, plan: CompactionPlan, fold: Fold) -> Priced:
     priced = plan._priced.get(fold.id)
     if priced is not None and priced.base is item and priced.engine is engine:
         folded = priced.item
-        record = folded.meta["compaction"]
-        if (folded.state is fold.state and folded.stub == fold.stub
-                and record["state"] == fold.previous_state.value
-                and record["stub"] == fold.previous_stub and record["id"] == plan.compaction_id):
+        record = folded.folded
+        if (record is not None and folded.state is fold.state and folded.stub == fold.stub
+                and record.state is fold.previous_state and record.stub == fold.previous_stub
+                and record.compaction_id == plan.compaction_id):
             return priced
     return engine.price(item, **folded_changes(plan.compaction_id, fold, item))
 
@@ -91,11 +92,11 @@ def active_compactions(engine: ContextEngine) -> list[str]:
     """Ids of the compactions in effect (applied, not undone), oldest first."""
     found: set[str] = set()
     for item in engine:
-        record = item.meta.get("compaction")
-        if isinstance(record, dict) and record.get("id"):
-            found.add(record["id"])
-        if item.meta.get("compaction_id") and not item.meta.get("undone"):
-            found.add(item.meta["compaction_id"])
+        if item.folded is not None:
+            found.add(item.folded.compaction_id)
+        created = item.created_by
+        if created is not None and not created.undone:
+            found.add(created.compaction_id)
     return sorted(found, key=lambda cid: (_number(cid), cid))
 
 
@@ -119,15 +120,16 @@ def _undo_one(engine: ContextEngine, compaction_id: str) -> CompactionUndone:
     restored: list[str] = []
     with engine.batch("compaction undone"):
         for item in engine:
-            record = item.meta.get("compaction")
-            if isinstance(record, dict) and record.get("id") == compaction_id:
-                meta = {k: v for k, v in item.meta.items() if k != "compaction"}
-                engine.update(item.id, state=ItemState(record["state"]), stub=record.get("stub"),
-                              meta=meta, reason="compaction undone")
+            record, created = item.folded, item.created_by
+            if record is not None and record.compaction_id == compaction_id:
+                engine.update(item.id, state=record.state, stub=record.stub, folded=None,
+                              reason="compaction undone")
                 restored.append(item.id)
-            elif item.meta.get("compaction_id") == compaction_id and not item.meta.get("undone"):
+            elif (created is not None and created.compaction_id == compaction_id
+                    and not created.undone):
                 engine.update(item.id, state=ItemState.DROPPED,
-                              meta={**item.meta, "undone": True}, reason="compaction undone")
+                              payload=created.model_copy(update={"undone": True}),
+                              reason="compaction undone")
     event = CompactionUndone(compaction_id=compaction_id, restored=tuple(restored))
     engine.bus.publish(event)
     return event

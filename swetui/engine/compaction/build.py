@@ -22,6 +22,13 @@ from swetui.engine.compaction.text import (
 )
 from swetui.engine.context import ContextEngine, Priced
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
+from swetui.engine.payloads import (
+    CompactionPayload,
+    ExchangePayload,
+    ReferenceIndexPayload,
+    RunningSummaryPayload,
+    SummaryFacts,
+)
 
 LIVE = (ItemState.INCLUDED, ItemState.STALE)
 
@@ -45,16 +52,16 @@ class Snapshot:
         for item in snap.items:
             if item.layer is Layer.HISTORY and item.kind in CONVERSATION_KINDS:
                 snap.conversation.setdefault(item.turn_created, []).append(item)
-            elif item.meta.get("compaction_id") and item.state in LIVE:
-                role = item.meta.get("role")
-                if role == "header":
-                    snap.headers[item.meta["turn"]] = item
-                elif role == "summary":
-                    snap.summaries[item.meta["turn"]] = item
-                elif role == "running":
-                    snap.running.append(item)
-                elif role == "index":
-                    snap.index.append(item)
+            elif item.state in LIVE:
+                match item.payload:
+                    case ExchangePayload(form="header", turn=turn):
+                        snap.headers[turn] = item
+                    case ExchangePayload(form="summary", turn=turn):
+                        snap.summaries[turn] = item
+                    case RunningSummaryPayload():
+                        snap.running.append(item)
+                    case ReferenceIndexPayload():
+                        snap.index.append(item)
         return snap
 
     def exchanges(self) -> list[int]:
@@ -83,7 +90,7 @@ class PlanBuilder:
     def anchored(self, item: ContextItem) -> bool:
         """An assistant message that carries a pinned tool call (so it must stay sent)."""
         return item.kind is ItemKind.ASSISTANT_MESSAGE and bool(
-            self.anchors.intersection(item.meta.get("tool_call_ids") or ()))
+            self.anchors.intersection(item.call_ids))
 
     def fold(self, item: ContextItem, stub: str | None = None) -> None:
         if item.id in self.folds or item.pinned or item.state not in LIVE:
@@ -94,13 +101,14 @@ class PlanBuilder:
     def fold_message(self, item: ContextItem) -> None:
         self.fold(item, tool_stub(item) if item.kind is ItemKind.TOOL_CALL else message_stub(item))
 
-    def _new(self, kind: ItemKind, layer: Layer, title: str, content: str, *, turn: int,
-             state: ItemState = ItemState.INCLUDED, **meta: object) -> ContextItem:
-        item = ContextItem(id=self.engine.new_id("d"), kind=kind, layer=layer, title=title,
-                           content=content, state=state, origin=Origin.AUTO,
+    def _new(self, kind: ItemKind, layer: Layer, title: str, content: str,
+             payload: CompactionPayload, *, state: ItemState = ItemState.INCLUDED,
+             item_id: str | None = None) -> ContextItem:
+        turn = payload.turn
+        item = ContextItem(id=item_id or self.engine.new_id("d"), kind=kind, layer=layer,
+                           title=title, content=content, state=state, origin=Origin.AUTO,
                            turn_created=turn, turn_last_used=self.snap.current,
-                           source=Source(turn_id=f"t{turn}"),
-                           meta={"compaction_id": self.id, "turn": turn, **meta})
+                           source=Source(turn_id=f"t{turn}"), payload=payload)
         self.created.append(item)
         return item
 
@@ -111,7 +119,8 @@ class PlanBuilder:
         covered = [item.id for item in live]
         for old in (self.snap.headers.get(turn), self.snap.summaries.get(turn)):
             if old is not None:
-                covered = [*old.meta.get("items", []), *covered]
+                if isinstance(old.payload, ExchangePayload):
+                    covered = [*old.payload.items, *covered]
                 self.fold(old)
         for item in live:
             self.fold_message(item)
@@ -121,18 +130,18 @@ class PlanBuilder:
         header_id = self.engine.new_id("d")
         header = exchange_header(turn, user, count)
         summary_state = ItemState.INCLUDED if position <= keep_summaries else ItemState.COMPACTED
+        items = tuple(dict.fromkeys(covered))
         summary = self._new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, f"Turn {turn} summary",
-                            exchange_summary(turn, everything, count), turn=turn,
-                            state=summary_state, role="summary", header_id=header_id,
-                            items=list(dict.fromkeys(covered)))
-        header_item = ContextItem(
-            id=header_id, kind=ItemKind.EXCHANGE_DIGEST, layer=Layer.HISTORY,
-            title=f"Turn {turn}: {header.split(': ', 1)[-1]}", content=header,
-            origin=Origin.AUTO, turn_created=turn, turn_last_used=self.snap.current,
-            source=Source(turn_id=f"t{turn}"),
-            meta={"compaction_id": self.id, "role": "header", "turn": turn,
-                  "summary_id": summary.id, "items": list(dict.fromkeys(covered))})
-        self.created.insert(len(self.created) - 1, header_item)
+                            exchange_summary(turn, everything, count),
+                            ExchangePayload(compaction_id=self.id, turn=turn, form="summary",
+                                            items=items, counterpart=header_id),
+                            state=summary_state)
+        self._new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY,
+                  f"Turn {turn}: {header.split(': ', 1)[-1]}", header,
+                  ExchangePayload(compaction_id=self.id, turn=turn, form="header", items=items,
+                                  counterpart=summary.id), item_id=header_id)
+        # the header goes before its summary
+        self.created[-2:] = self.created[-1:-3:-1]
         self.exchanges.append((turn, live))
 
     def finish(self, *, instructions: str | None = None,
@@ -154,17 +163,19 @@ class PlanBuilder:
         return plan
 
     def _running_summary(self, instructions: str | None, text: str | None) -> None:
-        previous: dict = {}
+        previous = SummaryFacts()
         for old in self.snap.running:
-            previous = dict(old.meta.get("facts", {}))
+            if isinstance(old.payload, RunningSummaryPayload):
+                previous = old.payload.facts
             self.fold(old)
         facts = summary_facts(previous, self.exchanges)
         if instructions:
-            facts["focus"] = instructions.strip()[:200]
+            facts = facts.model_copy(update={"focus": instructions.strip()[:200]})
         count = self.engine.counter.count
         body = text if text is not None else render_running_summary(facts, count)
         self._new(ItemKind.SUMMARY, Layer.SUMMARY, "Running summary", body,
-                  turn=self.snap.current, role="running", facts=facts)
+                  RunningSummaryPayload(compaction_id=self.id, turn=self.snap.current,
+                                        facts=facts))
 
     def _index(self) -> None:
         for old in self.snap.index:
@@ -176,12 +187,13 @@ class PlanBuilder:
         groups: dict[str, list[str]] = {}
         placed: set[str] = set()
         for old in self.snap.index:
-            for where, names in old.meta.get("groups", {}).items():
-                self._place(groups, placed, present, where, names)
+            if isinstance(old.payload, ReferenceIndexPayload):
+                for where, carried in old.payload.groups.items():
+                    self._place(groups, placed, present, where, carried)
         for item in self.folded_items:
             names = item_identifiers(item)
             self.retained |= names
-            if item.meta.get("role") == "index":
+            if isinstance(item.payload, ReferenceIndexPayload):
                 continue  # its groups were carried over above
             fresh = names - placed - present
             if fresh:
@@ -190,8 +202,9 @@ class PlanBuilder:
                                   []).extend(sorted(fresh))
         if groups:
             self._new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, "Reference index",
-                      render_index(groups), turn=self.snap.current, role="index",
-                      groups=groups)
+                      render_index(groups),
+                      ReferenceIndexPayload(compaction_id=self.id, turn=self.snap.current,
+                                            groups=groups))
 
     @staticmethod
     def _place(groups: dict[str, list[str]], placed: set[str], present: set[str], where: str,

@@ -23,6 +23,7 @@ from swetui.engine.compaction.text import (
 )
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind
+from swetui.engine.payloads import ExchangePayload
 
 Summarize = Callable[[str, str], Awaitable[str]]
 
@@ -98,8 +99,9 @@ class ModelCompactor:
             parts.append(f"Previous running summary:\n{old.content}")
         if instructions:
             parts.append(f"The user asks the summary to: {instructions.strip()}")
-        summaries = {item.meta.get("turn"): item.content for item in builder.created
-                     if item.meta.get("role") == "summary"}
+        summaries = {item.payload.turn: item.content for item in builder.created
+                     if isinstance(item.payload, ExchangePayload)
+                     and item.payload.form == "summary"}
         blocks = [self._exchange_text(turn, items) for turn, items in builder.exchanges]
         size = sum(map(len, blocks))
         for index, (turn, _items) in enumerate(builder.exchanges):
@@ -119,8 +121,8 @@ class ModelCompactor:
                 output = item.content
                 if len(output) > TOOL_OUTPUT_CHARS:
                     output = output[:TOOL_OUTPUT_CHARS] + f"\n[… {len(item.content):,} chars]"
-                error = " (failed)" if item.meta.get("is_error") else ""
-                lines.append(f"tool {item.meta.get('name')}({argument_text(item)[:300]}){error}:"
+                error = " (failed)" if item.call.is_error else ""
+                lines.append(f"tool {item.call.name or 'tool'}({argument_text(item)[:300]}){error}:"
                              f"\n{output}")
             else:
                 who = "user" if item.kind is ItemKind.USER_MESSAGE else "assistant"
@@ -146,8 +148,9 @@ class ModelCompactor:
         running, per_turn = parsed
         count = builder.engine.counter.count
         for index, item in enumerate(builder.created):
-            turn = item.meta.get("turn")
-            if item.meta.get("role") == "summary" and turn in per_turn:
+            payload = item.payload
+            if (isinstance(payload, ExchangePayload) and payload.form == "summary"
+                    and (turn := payload.turn) in per_turn):
                 text = fit(f"t{turn} summary: {per_turn[turn]}", EXCHANGE_SUMMARY_TOKENS, count)
                 builder.created[index] = item.model_copy(update={"content": text})
         return fit(running, RUNNING_SUMMARY_TOKENS, count)

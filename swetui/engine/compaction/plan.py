@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from swetui.engine.context import ContextEngine, Priced
-from swetui.engine.items import ContextItem, ItemState
+from swetui.engine.items import ContextItem, FoldRecord, ItemState
 from swetui.engine.tokens import MESSAGE_OVERHEAD
 
 
@@ -73,16 +73,16 @@ class CompactionPlan(BaseModel):
                 f"(−{self.reduction:.0f}%)")
 
 
-def fold_record(compaction_id: str, fold: Fold) -> dict[str, Any]:
-    """What a folded item keeps in its meta to be undone: the compaction and its state
-    and stub before."""
-    return {"id": compaction_id, "state": fold.previous_state.value, "stub": fold.previous_stub}
+def fold_record(compaction_id: str, fold: Fold) -> FoldRecord:
+    """What a folded item keeps to be undone: the compaction and its state and stub before."""
+    return FoldRecord(compaction_id=compaction_id, state=fold.previous_state,
+                      stub=fold.previous_stub)
 
 
 def folded_changes(compaction_id: str, fold: Fold, item: ContextItem) -> dict[str, Any]:
     """The changes that fold `item` as `fold` says (what `apply` makes of it)."""
     return {"state": fold.state, "stub": fold.stub,
-            "meta": {**item.meta, "compaction": fold_record(compaction_id, fold)}}
+            "folded": fold_record(compaction_id, fold)}
 
 
 def price_fold(engine: ContextEngine, item: ContextItem, stub: str | None,

@@ -14,6 +14,7 @@ from swetui.engine.compaction.text import (
 )
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
+from swetui.engine.payloads import ExchangePayload
 
 FORMS = ("header", "summary", "full")
 
@@ -33,8 +34,8 @@ def recall(engine: ContextEngine, item_or_turn_id: str, form: str = "full") -> s
     key = item_or_turn_id.strip()
     if key in engine:
         item = engine.get(key)
-        if item.meta.get("role") in ("header", "summary"):
-            return _exchange(engine, int(item.meta["turn"]), form)
+        if isinstance(item.payload, ExchangePayload):
+            return _exchange(engine, item.payload.turn, form)
         if item.layer is Layer.HISTORY and item.kind in CONVERSATION_KINDS:
             return _exchange(engine, item.turn_created, form)
         return _single(item, form)
@@ -56,8 +57,9 @@ def _single(item: ContextItem, form: str) -> str:
 def _exchange(engine: ContextEngine, turn: int, form: str) -> str:
     items = [item for item in engine if item.turn_created == turn
              and item.layer is Layer.HISTORY and item.kind in CONVERSATION_KINDS]
-    digests = [item for item in engine if item.meta.get("turn") == turn
-               and item.meta.get("role") == form and item.state is not ItemState.DROPPED]
+    digests = [item for item in engine if isinstance(item.payload, ExchangePayload)
+               and item.payload.turn == turn and item.payload.form == form
+               and item.state is not ItemState.DROPPED]
     if not items and not digests:
         raise RecallError(f"no exchange t{turn} in this session")
     count = engine.counter.count
@@ -73,7 +75,7 @@ def _exchange(engine: ContextEngine, turn: int, form: str) -> str:
         elif item.kind is ItemKind.ASSISTANT_MESSAGE:
             lines.append(f"assistant: {item.content}")
         else:
-            failed = " (failed)" if item.meta.get("is_error") else ""
-            lines.append(f"tool {item.meta.get('name', 'tool')}({argument_text(item)})"
+            failed = " (failed)" if item.call.is_error else ""
+            lines.append(f"tool {item.call.name or 'tool'}({argument_text(item)})"
                          f"{failed} [{item.id}]:\n{item.content}")
     return "\n".join(lines)

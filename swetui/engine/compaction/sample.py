@@ -12,6 +12,7 @@ from typing import Any
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.engine.payloads import AssistantPayload, ToolCallPayload
 
 _PACKAGES = ("core", "api", "storage", "cli", "auth", "billing", "search", "ui")
 _VERBS = ("parse", "load", "render", "validate", "merge", "fetch", "compute", "resolve")
@@ -36,6 +37,12 @@ def _code(rng: random.Random, path: str, lines: int) -> str:
                 f"        logging.debug('{cls}.{func} -> %s', result)",
                 "        return result", ""]
     return "\n".join(out[:lines])
+
+
+def _carrying(calls: list[ContextItem]) -> AssistantPayload:
+    """An assistant message's payload: it carries `calls`."""
+    return AssistantPayload(tool_call_ids=tuple(call.source.tool_call_id or ""
+                                                for call in calls))
 
 
 def _summary(name: str, arguments: dict, content: str, is_error: bool) -> str:
@@ -73,8 +80,9 @@ class SessionMaker:
         return self._item(ItemKind.TOOL_CALL, content, f"{name} {arguments}",
                           source=Source(path=path, turn_id=f"t{self.engine.turn}",
                                         tool_call_id=call_id),
-                          meta={"name": name, "arguments": arguments, "is_error": is_error,
-                                "summary": _summary(name, arguments, content, is_error)})
+                          payload=ToolCallPayload(
+                              name=name, arguments=arguments, is_error=is_error,
+                              summary=_summary(name, arguments, content, is_error)))
 
     def turn(self, lines: int = 120) -> None:
         """One whole exchange."""
@@ -102,11 +110,10 @@ class SessionMaker:
                           is_error=failed)
         calls = [read, grep, edit, test]
         items.append(self._item(ItemKind.ASSISTANT_MESSAGE, f"Reading {path} first.",
-                                "reads", meta={"tool_call_ids": [read.source.tool_call_id]}))
+                                "reads", payload=_carrying([read])))
         items.append(read)
         items.append(self._item(ItemKind.ASSISTANT_MESSAGE, "Now the fix and the tests.",
-                                "edits", meta={"tool_call_ids": [c.source.tool_call_id
-                                                                 for c in calls[1:]]}))
+                                "edits", payload=_carrying(calls[1:])))
         items.extend(calls[1:])
         items.append(self._item(ItemKind.ASSISTANT_MESSAGE,
                                 f"Fixed {cls}.{func} in {path}; "

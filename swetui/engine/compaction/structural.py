@@ -20,6 +20,7 @@ from swetui.engine.compaction.text import call_target, file_stub
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import CompactionFinished, CompactionUndone
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
+from swetui.engine.payloads import ExchangePayload
 
 KEEP_FULL = 5
 """The last exchanges sent in full."""
@@ -122,9 +123,10 @@ class StructuralCompactor:
     def _cap_headers(self, builder: PlanBuilder) -> None:
         """At most MAX_HEADERS headers stay sent; older ones go to the archive (their paths
         and identifiers move to the reference index)."""
-        sent = [(item.meta["turn"], index, item) for index, item in
+        sent = [(item.payload.turn, index, item) for index, item in
                 enumerate([*builder.snap.headers.values(), *builder.created])
-                if item.meta.get("role") == "header" and item.id not in builder.folds]
+                if isinstance(item.payload, ExchangePayload) and item.payload.form == "header"
+                and item.id not in builder.folds]
         sent.sort(key=lambda entry: (entry[0], entry[1]))
         for _turn, _index, item in sent[:max(0, len(sent) - MAX_HEADERS)]:
             if item in builder.created:
@@ -145,7 +147,7 @@ class StructuralCompactor:
             if keeper is None:
                 keepers[item.content_hash] = item
             elif item.turn_created < builder.snap.current and not item.pinned:
-                name = item.meta.get("name") or "tool"
+                name = item.call.name or "tool"
                 builder.fold(item, f"[folded] {name}({call_target(item)}) → same output as "
                                    f"{keeper.id} (recall {item.id})")
 
@@ -155,7 +157,7 @@ class StructuralCompactor:
         editing = {item.source.path or call_target(item)
                    for turn, items in snap.conversation.items()
                    if turn > snap.current - KEEP_FULL for item in items
-                   if item.kind is ItemKind.TOOL_CALL and item.meta.get("name") in EDIT_TOOLS}
+                   if item.kind is ItemKind.TOOL_CALL and item.call.name in EDIT_TOOLS}
         for item in snap.items:
             last = max(item.turn_created, item.turn_last_used)
             if (item.layer is Layer.TASK and item.kind in TASK_KINDS and item.state in LIVE

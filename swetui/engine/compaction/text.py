@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from swetui.engine.items import ContextItem, ItemKind
+from swetui.engine.payloads import SummaryFacts
 
 HEADER_TOKENS = 12
 EXCHANGE_SUMMARY_TOKENS = 120
@@ -95,9 +95,7 @@ def cached_identifiers(text: str, digest: str) -> frozenset[str]:
 
 def argument_text(item: ContextItem) -> str:
     """A tool call's argument values as plain text (paths, patterns, edited code)."""
-    arguments = item.meta.get("arguments") or {}
-    if not isinstance(arguments, dict):
-        return str(arguments)
+    arguments = item.call.arguments
     return " ".join(v if isinstance(v, str) else json.dumps(v) for v in arguments.values())
 
 
@@ -122,9 +120,7 @@ def first_line(text: str, limit: int = 80) -> str:
 
 def call_target(item: ContextItem) -> str:
     """The one argument that says what a tool call was about (path, pattern, command)."""
-    arguments = item.meta.get("arguments") or {}
-    if not isinstance(arguments, dict):
-        return ""
+    arguments = item.call.arguments
     for key in ("path", "pattern", "command", "id", "query"):
         value = arguments.get(key)
         if isinstance(value, str) and value:
@@ -134,9 +130,9 @@ def call_target(item: ContextItem) -> str:
 
 def tool_stub(item: ContextItem) -> str:
     """The one-line result sent instead of a folded tool call's output, with its recall id."""
-    name = item.meta.get("name") or "tool"
-    result = item.meta.get("summary") or first_line(item.content, 60) or "(no output)"
-    failed = "failed: " if item.meta.get("is_error") else ""
+    name = item.call.name or "tool"
+    result = item.call.summary or first_line(item.content, 60) or "(no output)"
+    failed = "failed: " if item.call.is_error else ""
     return f"{name} {call_target(item)} → {failed}{first_line(str(result), 60)} [{item.id}]"
 
 
@@ -192,11 +188,11 @@ def exchange_summary(turn: int, items: Iterable[ContextItem], count: Counter) ->
     for item in items:
         if item.kind is not ItemKind.TOOL_CALL:
             continue
-        name = item.meta.get("name") or "tool"
+        name = item.call.name or "tool"
         target = call_target(item)
         if target and target not in actions.setdefault(name, []):
             actions[name].append(target)
-        if item.meta.get("is_error"):
+        if item.call.is_error:
             errors.append(f"{name} {target}: {first_line(item.content, 60)}")
     parts = [f"t{turn} summary:"]
     if users:
@@ -237,47 +233,51 @@ def _recent_unique(values: Iterable[str], limit: int) -> list[str]:
     return seen
 
 
-def summary_facts(previous: dict, exchanges: list[tuple[int, list[ContextItem]]]) -> dict:
+def summary_facts(previous: SummaryFacts,
+                  exchanges: list[tuple[int, list[ContextItem]]]) -> SummaryFacts:
     """Merge the facts of newly folded exchanges into the running summary's facts."""
-    facts: dict[str, Any] = {key: (list(value) if isinstance(value, list) else value)
-                             for key, value in previous.items()}
-    achievements: list[str] = facts.get("achievements", [])
-    files: list[str] = facts.get("files", [])
-    functions: list[str] = facts.get("functions", [])
+    facts = previous.model_dump()
+    achievements = list(previous.achievements)
+    files = list(previous.files)
+    functions = list(previous.functions)
     for turn, items in exchanges:
-        facts["first_turn"] = min(facts.get("first_turn", turn), turn)
-        facts["last_turn"] = max(facts.get("last_turn", turn), turn)
-        facts["folded"] = facts.get("folded", 0) + 1
+        facts["first_turn"] = min(_or(facts["first_turn"], turn), turn)
+        facts["last_turn"] = max(_or(facts["last_turn"], turn), turn)
+        facts["folded"] += 1
         for item in items:
             if item.kind is ItemKind.USER_MESSAGE and item.content.strip():
-                facts.setdefault("objective", gist(item.content, 30))
+                facts["objective"] = facts["objective"] or gist(item.content, 30)
                 facts["latest"] = gist(item.content, 30)
             elif item.kind is ItemKind.ASSISTANT_MESSAGE and item.content.strip():
-                facts["next"] = gist(item.content.strip().split("\n")[-1], 30)
+                facts["next_steps"] = gist(item.content.strip().split("\n")[-1], 30)
             elif item.kind is ItemKind.TOOL_CALL:
-                name = item.meta.get("name") or "tool"
+                name = item.call.name or "tool"
                 target = call_target(item)
                 if item.source.path:
                     files.append(item.source.path)
-                if item.meta.get("is_error"):
+                if item.call.is_error:
                     facts["last_error"] = f"t{turn} {name} {target}: {first_line(item.content, 80)}"
                 elif name in _EDIT_TOOLS:
                     achievements.append(f"t{turn} {name} {target}")
-                    new = str((item.meta.get("arguments") or {}).get("new", ""))
+                    new = str(item.call.arguments.get("new", ""))
                     functions.extend(sorted(identifiers(new)))
                 elif name == "bash":
                     achievements.append(f"t{turn} ran {target}")
     facts["achievements"] = achievements[-12:]
     facts["files"] = _recent_unique(files, 12)[::-1]
     facts["functions"] = _recent_unique(functions, 16)[::-1]
-    return facts
+    return SummaryFacts.model_validate(facts)
 
 
-def render_running_summary(facts: dict, count: Counter) -> str:
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def render_running_summary(facts: SummaryFacts, count: Counter) -> str:
     """≤ 300 tokens: narrative, objective, achievements, active files/functions, next steps.
     Over budget, the lists lose their oldest entries first, so every section survives."""
-    lists = {key: list(facts.get(key, []))[-limit:]
-             for key, limit in (("achievements", 6), ("files", 8), ("functions", 10))}
+    lists = {"achievements": list(facts.achievements)[-6:], "files": list(facts.files)[-8:],
+             "functions": list(facts.functions)[-10:]}
     while True:
         text = _render_summary(facts, lists)
         longest = max(lists, key=lambda key: len(lists[key]))
@@ -286,23 +286,25 @@ def render_running_summary(facts: dict, count: Counter) -> str:
         lists[longest].pop(0)
 
 
-def _render_summary(facts: dict, lists: dict[str, list[str]]) -> str:
-    lines = [f"Turns {facts.get('first_turn', '?')}–{facts.get('last_turn', '?')} are folded "
-             f"({facts.get('folded', 0)} exchanges); `recall` brings any back."]
-    if facts.get("objective"):
-        lines.append(f"Objective: {facts['objective']}")
-    if facts.get("focus"):
-        lines.append(f"Focus requested: {facts['focus']}")
-    if facts.get("latest") and facts.get("latest") != facts.get("objective"):
-        lines.append(f"Latest folded request: {facts['latest']}")
+def _render_summary(facts: SummaryFacts, lists: dict[str, list[str]]) -> str:
+    first = "?" if facts.first_turn is None else facts.first_turn
+    last = "?" if facts.last_turn is None else facts.last_turn
+    lines = [f"Turns {first}–{last} are folded "
+             f"({facts.folded} exchanges); `recall` brings any back."]
+    if facts.objective:
+        lines.append(f"Objective: {facts.objective}")
+    if facts.focus:
+        lines.append(f"Focus requested: {facts.focus}")
+    if facts.latest and facts.latest != facts.objective:
+        lines.append(f"Latest folded request: {facts.latest}")
     if lists["achievements"]:
         lines.append("Achievements: " + "; ".join(lists["achievements"][::-1]))
     if lists["files"]:
         lines.append("Active files: " + " ".join(lists["files"][::-1]))
     if lists["functions"]:
         lines.append("Functions touched: " + " ".join(lists["functions"][::-1]))
-    if facts.get("last_error"):
-        lines.append(f"Last error: {facts['last_error']}")
-    if facts.get("next"):
-        lines.append(f"Next steps: {facts['next']}")
+    if facts.last_error:
+        lines.append(f"Last error: {facts.last_error}")
+    if facts.next_steps:
+        lines.append(f"Next steps: {facts.next_steps}")
     return "\n".join(lines)
