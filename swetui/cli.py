@@ -1,16 +1,26 @@
 """Command line: `swetui [PATH]` and the headless commands `run`, `context`, `init`,
 `sessions`, `rules`, `trust` and `mcp`.
 
-Imports are lazy so `swetui --version` answers without loading Textual or the tokenizer.
+Imports of swetui's own modules are made where they are needed, on purpose: so `swetui
+--version` answers without loading pydantic, Textual or the tokenizer (DESIGN.md §9: in
+0.3 s), each command loads only what it runs, and the key handover (`swetui.handover`) runs
+before anything that could read the environment is imported.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from swetui import __version__
+from swetui.text import terminal_safe
+
+if TYPE_CHECKING:
+    from swetui.options import LaunchOptions
 
 COMMANDS = ("run", "context", "init", "sessions", "rules", "trust", "mcp")
 EXIT_USAGE = 2
@@ -96,13 +106,11 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
-    from swetui.text import terminal_safe
-
     print(f"swetui: {terminal_safe(message)}", file=sys.stderr)
     return code
 
 
-def _options(args: argparse.Namespace):
+def _options(args: argparse.Namespace) -> LaunchOptions:
     from swetui.options import LaunchOptions
 
     return LaunchOptions(path=Path(args.path), model=getattr(args, "model", None),
@@ -116,9 +124,6 @@ def _options(args: argparse.Namespace):
 def _quiet_logging() -> None:
     """Internal warnings go to the session's notices and logs, not over the user's screen;
     `SWETUI_DEBUG=1` shows them on stderr."""
-    import logging
-    import os
-
     logger = logging.getLogger("swetui")
     if os.environ.get("SWETUI_DEBUG"):
         logging.basicConfig(level=logging.DEBUG)

@@ -40,7 +40,8 @@ from swetui.engine.workspace import Workspace
 from swetui.providers.usage import Usage as Usage
 from swetui.providers.usage import usage_line as usage_line
 
-__all__ = ["AgentEvent", "CompactionTrigger", "RuleScope", "Session", "SessionStats"]
+__all__ = ["AgentEvent", "CompactionTrigger", "RuleScope", "Session", "SessionStats", "Usage",
+           "usage_line"]
 
 AgentEvent = EngineEvent | ApprovalEvent | TurnEvent | McpServersChanged
 """Every event a session publishes on its bus."""

@@ -13,8 +13,8 @@ import contextlib
 from dataclasses import replace
 from pathlib import Path
 
-from swetui.agent.checkpoints import Checkpoints
 from swetui.agent.tools.base import ToolError
+from swetui.agent.tools.checkpoints import Checkpoints
 from swetui.agent.tools.files import EDIT_MAX_BYTES
 from swetui.agent.tools.workspace import WorkspaceFiles, decode_text, leftover_temps
 from swetui.agent.unfinished import UnfinishedCall

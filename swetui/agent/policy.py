@@ -16,9 +16,9 @@ from typing import Literal, NamedTuple
 
 from swetui.agent.events import PendingAction
 from swetui.agent.rules import allowed_by, rule_matches
+from swetui.agent.sensitive import protected_path_reason
 from swetui.agent.tools.commands import CommandReader
 from swetui.agent.tools.harmless import is_harmless
-from swetui.agent.tools.sensitive import protected_path_reason
 from swetui.config import ApprovalRule, Mode
 
 Verdict = Literal["allow", "ask", "deny"]

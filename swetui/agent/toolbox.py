@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from swetui.agent.approvals import ApprovalQueue
-from swetui.agent.checkpoints import Checkpoints
 from swetui.agent.diffs import apply_hunks, compute_hunks, diff_stats, unified_diff
 from swetui.agent.events import (
     ApprovalDecided,
@@ -48,6 +47,7 @@ from swetui.agent.tools.base import (
     WriteFileArgs,
     parse_arguments,
 )
+from swetui.agent.tools.checkpoints import Checkpoints
 from swetui.agent.tools.commands import CommandReader
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
 from swetui.agent.tools.shell import MAX_TIMEOUT, run_command

@@ -167,7 +167,7 @@ class TurnLoop:
         except ImportError:  # retrieval not installed: the model can still use its tools
             return
         retire_task_items(self.engine, self.turn)
-        from swetui.agent.tools.sensitive import is_secret_file
+        from swetui.agent.sensitive import is_secret_file
 
         result = await asyncio.to_thread(retrieve, self.root, self.text, self.engine,
                                          turn=self.turn, exclude=is_secret_file)

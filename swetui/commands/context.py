@@ -6,6 +6,12 @@ import json
 import sys
 from typing import Any
 
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from swetui.agent.tools.schemas import TOOL_SCHEMAS
 from swetui.engine.budget import Budget
 from swetui.engine.context import ContextEngine
 from swetui.engine.workspace import open_workspace
@@ -35,8 +41,6 @@ def context_report(engine: ContextEngine, budget: Budget) -> dict[str, Any]:
 
 
 def show_context(options: LaunchOptions, *, as_json: bool) -> int:
-    from swetui.agent.tools.schemas import TOOL_SCHEMAS
-
     root, settings = settings_for(options)
     workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=settings.model or "",
                                resume=options.resume, continue_last=options.continue_last)
@@ -56,11 +60,6 @@ def show_context(options: LaunchOptions, *, as_json: bool) -> int:
 
 
 def _print_tables(root: str, report: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-    from rich.text import Text
-
     # Piped output keeps whole lines (for grep and logs); a terminal uses its own width.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     shown = escape(terminal_safe(root, newlines=False))

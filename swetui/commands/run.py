@@ -13,21 +13,30 @@ import contextlib
 import json
 import os
 import sys
-from typing import Any, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
-from swetui.agent.api import Usage, usage_line
-from swetui.agent.icons import tool_icon
-from swetui.agent.turn_events import (
+from pydantic import BaseModel
+
+from swetui.agent import (
+    AgentSession,
     AnswerChunk,
+    ApprovalRequested,
     CompactionNotice,
+    PendingAction,
     ReasoningChunk,
     RetrievalDone,
+    Session,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
 )
+from swetui.agent.api import Usage, usage_line
+from swetui.agent.icons import tool_icon
+from swetui.agent.policy import protection
 from swetui.interrupts import EXIT_INTERRUPTED, run_interruptibly
 from swetui.options import LaunchOptions
+from swetui.providers import ProviderConfigError
 from swetui.text import one_line, terminal_safe
 
 
@@ -58,7 +67,7 @@ class Printer:
                 self.out.write("\n")
             self.section = section
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: BaseModel) -> None:
         if self.closed:
             return
         try:
@@ -77,7 +86,7 @@ class Printer:
             finally:
                 os.close(devnull)
 
-    def _write(self, event: Any) -> None:
+    def _write(self, event: BaseModel) -> None:
         # Everything from the model, a tool or a file name goes through `terminal_safe`: control
         # characters are shown as escapes, never sent to the terminal raw.
         out = self.out
@@ -119,11 +128,9 @@ class Printer:
         self.out.flush()
 
 
-def headless_verdict(action: Any, yes: bool) -> str | None:
+def headless_verdict(action: PendingAction, yes: bool) -> str | None:
     """Why a headless run denies `action`, or None when it approves it: --yes approves,
     protected actions never."""
-    from swetui.agent.policy import protection
-
     # Recomputed from the action itself, never trusted from a stored flag.
     reason = protection(action)
     if reason:
@@ -133,7 +140,7 @@ def headless_verdict(action: Any, yes: bool) -> str | None:
     return "not approved: this was a headless run without --yes"
 
 
-def describe_action(action: Any) -> str:
+def describe_action(action: PendingAction) -> str:
     """What an action does, in one line (repr keeps control characters from the terminal)."""
     if action.kind == "bash":
         return f"command {action.command or ''!r}"
@@ -142,7 +149,7 @@ def describe_action(action: Any) -> str:
     return f"{action.kind} {action.path or ''!r}"
 
 
-def _decide(session: Any, action: Any, yes: bool) -> str | None:
+def _decide(session: Session, action: PendingAction, yes: bool) -> str | None:
     denial = headless_verdict(action, yes)
     if denial is None:
         session.queue.approve(action.id)
@@ -151,10 +158,12 @@ def _decide(session: Any, action: Any, yes: bool) -> str | None:
     return denial
 
 
-def _auto_decide(session: Any, yes: bool):
+def _auto_decide(session: Session, yes: bool) -> Callable[[BaseModel], None]:
     """Answer approvals for a headless run: --yes approves, protected actions never."""
 
-    def decide(event: Any) -> None:
+    def decide(event: BaseModel) -> None:
+        if not isinstance(event, ApprovalRequested):
+            return
         action = event.action
 
         def resolve() -> None:
@@ -166,7 +175,7 @@ def _auto_decide(session: Any, yes: bool):
     return decide
 
 
-async def _settle_restored(session: Any, yes: bool) -> None:
+async def _settle_restored(session: Session, yes: bool) -> None:
     """Approvals left pending by a process that ended are reported, decided like new ones
     and carried out before the new prompt, so the model sees their outcome first."""
     if not session.restored:
@@ -185,10 +194,7 @@ async def _settle_restored(session: Any, yes: bool) -> None:
 
 
 async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
-    from swetui.agent.events import ApprovalRequested
-    from swetui.agent.session import AgentSession
-
-    session = AgentSession.open(options)
+    session: Session = AgentSession.open(options)
     sandbox = await asyncio.to_thread(session.sandbox_notice)
     for notice in [*session.notices, *([sandbox] if sandbox else [])]:
         warn(notice)
@@ -217,8 +223,6 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
 def run_once(options: LaunchOptions, prompt: str, out: TextIO | None = None) -> int:
     """Run one turn; the first ctrl+c interrupts it (exit 130 once it has closed), a second
     one ends swetui at once, even when a worker thread is stuck."""
-    from swetui.providers import ProviderConfigError
-
     if not prompt.strip():
         print("swetui: the prompt is empty", file=sys.stderr)
         return EXIT_USAGE

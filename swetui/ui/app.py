@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -14,9 +15,12 @@ from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.widgets import Input, TextArea
 
-from swetui.agent import Session
+from swetui.agent import AgentSession, Session
+from swetui.config import ConfigError
+from swetui.engine.workspace import WorkspaceError
 from swetui.interrupts import EXIT_INTERRUPTED, CtrlC, close_loop, event_loop
 from swetui.options import LaunchOptions
+from swetui.providers import ProviderConfigError
 from swetui.text import one_line, terminal_safe
 from swetui.ui.control_filter import CONTROL_FILTER
 from swetui.ui.palette import PROVIDERS
@@ -128,10 +132,6 @@ class SweTuiApp(App[int]):
 
 
 async def _open_in_thread(options: LaunchOptions) -> Session:
-    import asyncio
-
-    from swetui.agent.session import AgentSession
-
     return await asyncio.to_thread(AgentSession.open, options)
 
 
@@ -144,17 +144,11 @@ async def _close(session: Session) -> None:
 
 def open_errors() -> tuple[type[BaseException], ...]:
     """The exceptions that mean "cannot open": shown as one line, exit code 2."""
-    from swetui.config import ConfigError
-    from swetui.engine.workspace import WorkspaceError
-    from swetui.providers.errors import ProviderConfigError
-
     return (ConfigError, WorkspaceError, ProviderConfigError, OSError, ValueError)
 
 
 def run_workspace(options: LaunchOptions) -> int:
     """`swetui [PATH]`: open the session, run the full-screen app, return the exit code."""
-    from swetui.agent.session import AgentSession
-
     try:
         session = AgentSession.open(options)
     except open_errors() as exc:

@@ -9,20 +9,19 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.app import App
 
 from swetui.agent import Session
 from swetui.engine.files import read_error
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 from swetui.text import one_line, terminal_safe
 from swetui.ui.widgets.status import format_tokens
-
-if TYPE_CHECKING:
-    from swetui.ui.screens.main import WorkspaceScreen
+from swetui.ui.widgets.transcript import Transcript
 
 MODES = ("ask", "auto-edit", "auto")
 
@@ -73,10 +72,27 @@ def completion_entries() -> list[tuple[str, str, str]]:
     return [(command.name, command.hint, command.help) for command in COMMANDS]
 
 
+class CommandHost(Protocol):
+    """What the slash commands act on: the workspace screen, seen only through what they
+    use (so this module does not import the screen that imports it)."""
+
+    session: Session
+    transcript: Transcript
+
+    @property
+    def app(self) -> App[None]: ...
+
+    def set_mode(self, mode: str) -> None: ...
+
+    def set_model(self, spec: str) -> None: ...
+
+    def review_trust(self, asked: bool = False) -> object: ...
+
+
 class SlashCommands:
     """Runs a slash command against the screen's session and transcript."""
 
-    def __init__(self, screen: WorkspaceScreen) -> None:
+    def __init__(self, screen: CommandHost) -> None:
         self.screen = screen
         self.handlers: dict[str, Callable[[str], Awaitable[None] | None]] = {
             "compact": self.cmd_compact, "context": self.cmd_context, "init": self.cmd_init,

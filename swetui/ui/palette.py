@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.widget import Widget
 
 from swetui.ui.commands import COMMANDS, MODES
-
-if TYPE_CHECKING:
-    from swetui.ui.screens.main import WorkspaceScreen
+from swetui.ui.screens.main import WorkspaceScreen
 
 Command = tuple[str, Callable[[], Any], str]
 
@@ -32,8 +30,6 @@ class _Commands(Provider):
     """A provider over a list of (name, callback, help) built when the palette opens."""
 
     def workspace(self) -> WorkspaceScreen | None:
-        from swetui.ui.screens.main import WorkspaceScreen
-
         screen = self.screen
         return screen if isinstance(screen, WorkspaceScreen) else None
 

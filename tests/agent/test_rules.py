@@ -10,7 +10,7 @@ import pytest
 
 from swetui.agent.events import RulesChanged
 from swetui.agent.rules import RuleBook, WorkspaceRules, command_matches, first_words
-from swetui.agent.tools.sensitive import path_matches
+from swetui.agent.sensitive import path_matches
 from swetui.config import ApprovalRule, ConfigError, load_settings
 from tests.agent.conftest import Recorder, tool_call, wait_pending
 from tests.trusted import trust_workspace

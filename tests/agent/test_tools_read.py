@@ -190,7 +190,7 @@ async def test_recall_uses_the_callback(make_toolbox):
 
 def test_agent_packages_import_without_textual():
     code = ("import sys, swetui.agent.toolbox, swetui.agent.approvals, swetui.agent.policy, "
-            "swetui.agent.rules, swetui.agent.diffs, swetui.agent.checkpoints; "
+            "swetui.agent.rules, swetui.agent.diffs, swetui.agent.tools.checkpoints; "
             "print('textual' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(__file__).parents[2], env={**os.environ}, check=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from swetui.agent.checkpoints import Checkpoints
 from swetui.agent.events import EditUndone
+from swetui.agent.tools.checkpoints import Checkpoints
 from tests.agent.conftest import Recorder, tool_call
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from swetui.agent.tools.sensitive import is_secret_file
+from swetui.agent.sensitive import is_secret_file
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import MAX_FILE_BYTES, retrieve
 from tests.faults.corpus import (

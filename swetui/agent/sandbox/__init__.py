@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from swetui.agent.tools.sensitive import CREDENTIAL_DIRS, is_secret_file
+from swetui.agent.sensitive import CREDENTIAL_DIRS, is_secret_file
 
 HELPER = Path(__file__).with_name("confine.py")
 HELPER_SOURCE = HELPER.read_text(encoding="utf-8")

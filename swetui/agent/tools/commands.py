@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from swetui.agent.tools.sensitive import is_secret_file, protected_path_reason
+from swetui.agent.sensitive import is_secret_file, protected_path_reason
 
 OPERATORS = frozenset({";", "&", "&&", "|", "||", "|&", "(", ")", ";;", "{", "}"})
 REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<", "<<", "<<<", "<>", ">&"})

@@ -10,11 +10,11 @@ import contextlib
 import os
 from pathlib import Path
 
-from swetui.agent.checkpoints import Checkpoints
 from swetui.agent.diffs import compute_hunks, diff_stats, unified_diff
 from swetui.agent.events import ActionKind, PendingAction
+from swetui.agent.sensitive import escape_glob, protected_path_reason
 from swetui.agent.tools.base import EditFileArgs, ToolError, WriteFileArgs
-from swetui.agent.tools.sensitive import escape_glob, protected_path_reason
+from swetui.agent.tools.checkpoints import Checkpoints
 from swetui.agent.tools.workspace import (
     HASH_LIMIT,
     ReadLedger,

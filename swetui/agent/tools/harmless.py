@@ -15,8 +15,9 @@ import os
 import re
 from pathlib import Path
 
+from swetui.agent.sandbox import WorkspaceScan, WorkspaceTooLarge
+from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tools.commands import PLACEHOLDER, CommandReader, Segment, split_commands
-from swetui.agent.tools.sensitive import is_secret_file
 
 READ_ONLY_PROGRAMS = frozenset({
     "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "pwd", "echo", "printf",
@@ -116,8 +117,6 @@ def _reads_secret(segment: Segment, root: str) -> bool:
 
 def _has_secrets(directory: str) -> bool:
     """Whether a recursive search of `directory` would read a secret file."""
-    from swetui.agent.sandbox import WorkspaceScan, WorkspaceTooLarge
-
     try:
         return bool(WorkspaceScan(Path(directory)).scan()[1])
     except WorkspaceTooLarge:

@@ -12,7 +12,7 @@ from typing import Any
 
 import regex
 
-from swetui.agent.tools.sensitive import glob_to_regex
+from swetui.agent.sensitive import glob_to_regex
 
 MATCH_SECONDS = 1.0
 """Longest one match may take (one line for grep, one path for glob): a pattern that needs

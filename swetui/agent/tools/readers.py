@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tools.base import (
     GlobArgs,
     GrepArgs,
@@ -26,7 +27,6 @@ from swetui.agent.tools.patterns import (
     PatternError,
     PatternTooSlow,
 )
-from swetui.agent.tools.sensitive import is_secret_file
 from swetui.agent.tools.workspace import (
     HASH_LIMIT,
     IGNORED_DIRS,
