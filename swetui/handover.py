@@ -15,12 +15,16 @@ cannot read them out of `/proc/<pid>/mem` either.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import stat
 import sys
+import tomllib
 from collections.abc import Mapping
 
+from swetui.engine.files import read_small_text
+from swetui.paths import user_config_file
 from swetui.secrets import STORE, is_credential_name, is_secret_name, names_a_place
 
 MARKER = "SWETUI_SECRETS_FD"
@@ -34,11 +38,6 @@ def configured_names(config_file: str | None = None) -> tuple[str, ...]:
     """The user's `secret_env` names (user config only: read before anything else, and a
     repository's own config must not decide what swetui keeps). Errors are left to the
     settings loader, which reports them properly."""
-    import tomllib
-
-    from swetui.engine.files import read_small_text
-    from swetui.paths import user_config_file
-
     path = config_file or str(user_config_file())
     try:  # never waits on a FIFO named like the config
         data = tomllib.loads(read_small_text(path))
@@ -84,8 +83,6 @@ def protect_memory() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
     except (OSError, AttributeError):
