@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -25,7 +26,7 @@ def test_mypy_is_clean():
 
 
 # The headless packages are held to `mypy --strict` (pyproject.toml [tool.mypy]).
-STRICT_PACKAGES = ("swetui.agent", "swetui.providers")
+STRICT_PACKAGES = ("swetui.engine", "swetui.agent", "swetui.providers")
 
 
 def strict_flags() -> set[str]:
@@ -54,3 +55,36 @@ def test_mypy_is_strict_for_the_headless_packages():
         missing |= {flag for flag in wanted if not flag.startswith("no_")
                     and options.get(flag) is not True}
         assert not missing, f"{package} is not checked with {sorted(missing)}"
+
+
+# Modules whose docstring says why they import inside functions.
+LAZY_BY_DESIGN = {"swetui/cli.py"}
+
+
+def imports_inside_functions_without_a_reason(package: Path) -> list[str]:
+    """`path:line` of each import inside a function with no comment on its line or the line
+    above it (outside the modules of LAZY_BY_DESIGN)."""
+    found: list[str] = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package.parent).as_posix()
+        if where in LAZY_BY_DESIGN:
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for func in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, ast.Import | ast.ImportFrom) and not any(
+                        "#" in lines[number - 1] for number in (node.lineno, node.lineno - 1)):
+                    found.append(f"{where}:{node.lineno}")
+    return sorted(set(found))
+
+
+def test_imports_inside_functions_say_why(tmp_path):
+    assert imports_inside_functions_without_a_reason(ROOT / "swetui") == []
+    planted = tmp_path / "swetui" / "engine" / "planted.py"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("def f() -> None:\n    import json\n\n\n"
+                       "def g() -> None:\n    # why: ...\n    import json\n", encoding="utf-8")
+    assert imports_inside_functions_without_a_reason(tmp_path / "swetui") == [
+        "swetui/engine/planted.py:2"]

@@ -48,8 +48,9 @@ class EventLog:
             if self._handle is None:
                 assert self.path is not None
                 self._handle = open_private_append(self.path)
+            fields = event.model_dump(mode="json")
             record = {"ts": round(time.time(), 3), "event": type(event).__name__,
-                      **_trim(event.model_dump(mode="json"))}  # type: ignore[dict-item]
+                      **{key: _trim(value) for key, value in fields.items()}}
             self._handle.write(redact(json.dumps(record, ensure_ascii=False)) + "\n")
             self._handle.flush()
         except (OSError, TypeError, ValueError) as exc:

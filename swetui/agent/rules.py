@@ -254,9 +254,9 @@ class RuleBook:
     def remember(self, action: PendingAction, decision: Decision) -> ApprovalRule | None:
         """Store the rule a decision asks to remember; returns it (None for "once")."""
         rule = rule_for(action, decision)
-        if rule is None:
+        if rule is None or decision.remember == "once":
             return None
-        scope = self.scope(decision.remember)  # type: ignore[arg-type]
+        scope = self.scope(decision.remember)
         scope.add(rule)
         if scope is self.workspace and rule not in self.workspace.list():
             # Saved into a file the user has not trusted: it applies from the moment they

@@ -20,6 +20,7 @@ from swetui.agent.diffs import apply_hunks, compute_hunks, diff_stats, unified_d
 from swetui.agent.events import (
     ApprovalDecided,
     CommandStarted,
+    DecidedBy,
     Decision,
     EditUndone,
     ModeChanged,
@@ -233,9 +234,10 @@ class Toolbox:
     def _sandboxed(self, action: PendingAction) -> bool:
         return action.kind == "bash" and self.sandbox.available
 
-    def _publish_decided(self, action: PendingAction, decision: Decision, by: str) -> None:
+    def _publish_decided(self, action: PendingAction, decision: Decision,
+                         by: DecidedBy) -> None:
         self.bus.publish(ApprovalDecided(action_id=action.id, decision=decision,
-                                         by=by, action=action))  # type: ignore[arg-type]
+                                         by=by, action=action))
 
     async def _await(self, action: PendingAction) -> ToolResult:
         future = self.queue.submit(action)

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from swetui.agent.events import ApprovalDecided
+from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tool_results import add_tool_result
 from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.base import ToolError
@@ -37,6 +38,7 @@ from swetui.engine.bus import EventBus
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.payloads import AssistantPayload
+from swetui.engine.retrieval import retire_task_items, retrieve
 from swetui.engine.store import RecordEvent
 from swetui.messages import ToolCall
 from swetui.providers.base import Provider
@@ -162,13 +164,7 @@ class TurnLoop:
     # -- steps -----------------------------------------------------------------------------
 
     async def _retrieve(self) -> None:
-        try:
-            from swetui.engine.retrieval import retire_task_items, retrieve
-        except ImportError:  # retrieval not installed: the model can still use its tools
-            return
         retire_task_items(self.engine, self.turn)
-        from swetui.agent.sensitive import is_secret_file
-
         result = await asyncio.to_thread(retrieve, self.root, self.text, self.engine,
                                          turn=self.turn, exclude=is_secret_file)
         with self.engine.batch("retrieved for this request"):

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
 from swetui.engine.items import LAYER_ORDER, ContextItem, ItemKind, ItemState, Layer
-from swetui.messages import ChatRequest, Message, ToolCall, ToolSchema
+from swetui.messages import ChatRequest, Message, Role, ToolCall, ToolSchema
+
+MessageKey = tuple[Hashable, ...]
+"""What a built message is made of: its role, item id, text, and the forms of its calls."""
+MessageCache = dict[MessageKey, Message]
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +82,7 @@ class AssemblyState:
     trimmed: list[str] = field(default_factory=list)
     request: ChatRequest | None = None
     by_layer: dict[Layer, list[ContextItem]] = field(default_factory=dict)
-    cache: dict[tuple, Message] = field(default_factory=dict)
+    cache: MessageCache = field(default_factory=dict)
     """Messages built by earlier assemblies, by what they are made of (messages are
     immutable, so an unchanged item reuses its message instead of building it again)."""
 
@@ -203,18 +207,19 @@ def process_budget(state: AssemblyState) -> str:
     return f"trimmed {len(state.trimmed)} items to {total:,} tokens"
 
 
-def _message(role: str, content: str, *, tool_calls: tuple[ToolCall, ...] = (),
+def _message(role: Role, content: str, *, tool_calls: tuple[ToolCall, ...] = (),
              tool_call_id: str | None = None, name: str | None = None,
              is_error: bool = False) -> Message:
-    return Message(role=role, content=content, tool_calls=tool_calls,  # type: ignore[arg-type]
+    return Message(role=role, content=content, tool_calls=tool_calls,
                    tool_call_id=tool_call_id, name=name, is_error=is_error)
 
 
-def _turn_messages(items: list[ContextItem], cache: dict[tuple, Message]) -> list[Message]:
+def _turn_messages(items: list[ContextItem], cache: MessageCache) -> list[Message]:
     """A turn's messages. Every tool item sent is paired with a call: through its assistant
     message, or, when that message is not sent (dropped or folded), through a bare
     assistant message carrying just the calls, so what is counted is what is sent."""
-    calls = {item.source.tool_call_id: item for item in items if item.kind is ItemKind.TOOL_CALL}
+    calls = {call_id: item for item in items
+             if item.kind is ItemKind.TOOL_CALL and (call_id := item.source.tool_call_id)}
     claimed = {call_id for item in items if item.kind is ItemKind.ASSISTANT_MESSAGE
                for call_id in item.call_ids if call_id in calls}
     messages: list[Message] = []
@@ -222,7 +227,7 @@ def _turn_messages(items: list[ContextItem], cache: dict[tuple, Message]) -> lis
     for item in items:
         if item.kind is ItemKind.USER_MESSAGE:
             text = item.sent_text()
-            key: tuple = ("user", item.id, text)
+            key: MessageKey = ("user", item.id, text)
             message = cache.get(key)
             if message is None:
                 message = cache[key] = _message("user", text)
@@ -233,17 +238,18 @@ def _turn_messages(items: list[ContextItem], cache: dict[tuple, Message]) -> lis
         elif item.kind is ItemKind.TOOL_CALL and item.source.tool_call_id not in claimed:
             orphans.append(item)
     if orphans:
-        bare = tuple(item.source.tool_call_id for item in orphans)
+        orphan_ids = {item.id for item in orphans}
+        bare = tuple(call_id for call_id, call in calls.items() if call.id in orphan_ids)
         messages.extend(_assistant_turn(f"bare:{orphans[0].id}", "", bare, calls, cache))
     return messages
 
 
-def _assistant_turn(key_id: str, text: str, ids: tuple, calls: dict[str | None, ContextItem],
-                    cache: dict[tuple, Message]) -> list[Message]:
+def _assistant_turn(key_id: str, text: str, ids: tuple[str, ...],
+                    calls: dict[str, ContextItem], cache: MessageCache) -> list[Message]:
     # A call's sent arguments depend only on its item's state and pin (its arguments never
     # change), so those stand in for them in the key.
     forms = tuple((calls[call_id].state, calls[call_id].pinned) for call_id in ids)
-    key: tuple = ("assistant", key_id, text, ids, forms)
+    key: MessageKey = ("assistant", key_id, text, ids, forms)
     message = cache.get(key)
     if message is None:
         tool_calls = tuple(ToolCall(id=call_id, name=calls[call_id].call.name,
@@ -301,7 +307,7 @@ PIPELINE: tuple[tuple[str, int, Processor], ...] = (
 def assemble(items: Iterable[ContextItem], *, limit: int, reserve: int,
              costs: Mapping[str, int] | None = None, model: str = "", max_tokens: int = 8192,
              pipeline: Iterable[tuple[str, int, Processor]] = PIPELINE,
-             cache: dict[tuple, Message] | None = None) -> AssemblyResult:
+             cache: MessageCache | None = None) -> AssemblyResult:
     """Run the processors in priority order over `items` (in engine order). `costs` gives
     each item's sent-form tokens (default: `item.tokens`); `cache` keeps built messages
     between calls."""

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from swetui.engine.assembly import AssemblyResult, assemble
+from swetui.engine.assembly import AssemblyResult, MessageCache, assemble
 from swetui.engine.blobs import BlobStore
 from swetui.engine.budget import Budget, BudgetSettings, make_budget
 from swetui.engine.bus import EventBus
@@ -72,7 +72,7 @@ class ContextEngine:
         self._calibration: dict[str, float] = {}
         self._sequence = 0
         self._batch: list[str] | None = None
-        self._messages: dict[tuple, Any] = {}
+        self._messages: MessageCache = {}
         self._batch_reason = ""
 
     def next_turn(self) -> int:

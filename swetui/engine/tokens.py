@@ -46,7 +46,7 @@ def _cached_encoding_names() -> list[str]:
 
 def load_encoder() -> tuple[str, Callable[[str], int]]:
     """The best encoding available without the network: its name and a counting function."""
-    try:
+    try:  # imported with the encoder, on first use: importing this module costs nothing
         import tiktoken
     except ImportError:  # pragma: no cover - tiktoken is a hard dependency
         return "estimate", _estimate

@@ -22,7 +22,7 @@ from swetui.engine.compaction.text import (
     fit,
 )
 from swetui.engine.context import ContextEngine
-from swetui.engine.items import ItemKind
+from swetui.engine.items import ContextItem, ItemKind
 from swetui.engine.payloads import ExchangePayload
 
 Summarize = Callable[[str, str], Awaitable[str]]
@@ -114,7 +114,7 @@ class ModelCompactor:
         return "\n\n".join(parts)
 
     @staticmethod
-    def _exchange_text(turn: int, items: list) -> str:
+    def _exchange_text(turn: int, items: list[ContextItem]) -> str:
         lines = [f"=== t{turn} ==="]
         for item in items:
             if item.kind is ItemKind.TOOL_CALL:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from swetui.engine.budget import BudgetSettings
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.payloads import AssistantPayload, ToolCallPayload
@@ -45,7 +46,7 @@ def _carrying(calls: list[ContextItem]) -> AssistantPayload:
                                                 for call in calls))
 
 
-def _summary(name: str, arguments: dict, content: str, is_error: bool) -> str:
+def _summary(name: str, arguments: dict[str, str], content: str, is_error: bool) -> str:
     if is_error:
         return f"{name} failed"
     if name == "read_file":
@@ -73,8 +74,8 @@ class SessionMaker:
                            title=title, content=content, turn_created=engine.turn,
                            turn_last_used=engine.turn, origin=Origin.AGENT, **extra)
 
-    def _call(self, name: str, arguments: dict, content: str, *, path: str | None = None,
-              is_error: bool = False) -> ContextItem:
+    def _call(self, name: str, arguments: dict[str, str], content: str, *,
+              path: str | None = None, is_error: bool = False) -> ContextItem:
         self._calls += 1
         call_id = f"call_{self._calls}"
         return self._item(ItemKind.TOOL_CALL, content, f"{name} {arguments}",
@@ -141,8 +142,6 @@ class SessionMaker:
 def make_session(target_tokens: int = 200_000, *, seed: int = 7, lines: int = 120,
                  limit: int = 400_000) -> ContextEngine:
     """A fresh engine holding a realistic session of about `target_tokens`."""
-    from swetui.engine.budget import BudgetSettings
-
     engine = ContextEngine(BudgetSettings(limit=limit, reserve=8_000))
     SessionMaker(engine, seed).fill(target_tokens, lines)
     return engine
