@@ -9,7 +9,7 @@ import sys
 import traceback
 
 MODULES = ("bench_engine", "bench_compaction", "bench_watcher", "bench_streaming",
-           "bench_startup", "bench_sandbox", "bench_retrieval")
+           "bench_startup", "bench_sandbox", "bench_retrieval", "bench_mcp")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,9 +9,12 @@ from __future__ import annotations
 from swetui.agent.api import (
     AgentEvent,
     CompactionTrigger,
+    McpServersChanged,
     RuleScope,
+    ServerStatus,
     Session,
     SessionStats,
+    mcp_server_of,
 )
 from swetui.agent.approvals import ApprovalQueue, UnknownActionError
 from swetui.agent.events import (
@@ -45,7 +48,8 @@ from swetui.agent.turn_events import (
 __all__ = [
     "AgentEvent", "AgentSession", "AnswerChunk", "ApprovalCancelled", "ApprovalDecided",
     "ApprovalEvent", "ApprovalQueue", "ApprovalRequested", "CommandStarted",
-    "CompactionNotice", "CompactionTrigger", "Decision", "EditUndone", "ModeChanged",
+    "CompactionNotice", "CompactionTrigger", "Decision", "McpServersChanged", "ServerStatus",
+    "mcp_server_of", "EditUndone", "ModeChanged",
     "ModelCallFinished", "ModelCallStarted", "PendingAction", "ReasoningChunk",
     "RetrievalDone", "RuleScope", "RulesChanged", "Session", "SessionBusy", "SessionStats",
     "ToolCallFinished", "ToolCallStarted", "ToolError", "ToolResult", "TurnEvent",

@@ -24,6 +24,7 @@ from typing import Literal, Protocol
 
 from swetui.agent.approvals import ApprovalQueue
 from swetui.agent.events import ApprovalEvent, PendingAction
+from swetui.agent.mcp.names import server_of as mcp_server_of
 from swetui.agent.mcp.status import McpServersChanged, ServerStatus
 from swetui.agent.rules import Scope as RuleScope
 from swetui.agent.stats import SessionStats
@@ -40,8 +41,8 @@ from swetui.engine.workspace import Workspace
 from swetui.providers.usage import Usage as Usage
 from swetui.providers.usage import usage_line as usage_line
 
-__all__ = ["AgentEvent", "CompactionTrigger", "RuleScope", "Session", "SessionStats", "Usage",
-           "usage_line"]
+__all__ = ["AgentEvent", "CompactionTrigger", "McpServersChanged", "RuleScope", "ServerStatus",
+           "Session", "SessionStats", "Usage", "mcp_server_of", "usage_line"]
 
 AgentEvent = EngineEvent | ApprovalEvent | TurnEvent | McpServersChanged
 """Every event a session publishes on its bus."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from typing import Any
@@ -12,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.commands.mcp import mcp_statuses, server_report
 from swetui.engine.budget import Budget
 from swetui.engine.context import ContextEngine
 from swetui.engine.workspace import open_workspace
@@ -46,8 +48,11 @@ def show_context(options: LaunchOptions, *, as_json: bool) -> int:
                                resume=options.resume, continue_last=options.continue_last)
     workspace.notices.extend(workspace_notices(root))
     engine = workspace.engine
+    servers = asyncio.run(mcp_statuses(root, settings, engine))  # their tools are items too
     budget = engine.budget()
     report = context_report(engine, budget)
+    report["mcp"] = [{key: value for key, value in server_report(status).items()
+                      if key != "tool_list"} for status in servers]
     for notice in workspace.notices:
         print(f"swetui: {terminal_safe(notice)}", file=sys.stderr)
     if as_json:
@@ -83,3 +88,11 @@ def _print_tables(root: str, report: dict[str, Any]) -> None:
                       item["state"] + (" (edited)" if item["edited"] else ""),
                       "yes" if item["pinned"] else "")
     console.print(items)
+    if report.get("mcp"):
+        servers = Table("server", "state", "tools", "sent", "full schemas", title="MCP servers",
+                        title_justify="left")
+        for server in report["mcp"]:
+            servers.add_row(Text(terminal_safe(server["name"], newlines=False)),
+                            server["state"], str(server["tools"]),
+                            f"{server['sent_tokens']:,}", f"{server['tokens']:,}")
+        console.print(servers)

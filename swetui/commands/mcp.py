@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from swetui.agent.mcp.servers import McpServers
@@ -20,13 +21,26 @@ from swetui.text import terminal_safe
 from swetui.trust import MCP, trust_state
 
 
-async def started_servers(root: Any, settings: Settings, engine: ContextEngine) -> McpServers:
+async def started_servers(root: Path, settings: Settings, engine: ContextEngine) -> McpServers:
     """The workspace's servers, started (each bounded by `mcp.startup_timeout`), their
     tools' items in `engine`. The caller closes them."""
     servers = McpServers(root, settings, engine, environ=STORE.environment())
     servers.start()
     await servers.wait_started()
     return servers
+
+
+async def mcp_statuses(root: Path, settings: Settings,
+                       engine: ContextEngine) -> list[ServerStatus]:
+    """Start the workspace's servers (if it has any), put their tools in `engine`, and
+    report them; the servers are stopped again."""
+    if not settings.mcp.servers and not (root / MCP).exists():
+        return []
+    servers = await started_servers(root, settings, engine)
+    try:
+        return servers.statuses()
+    finally:
+        await servers.aclose()
 
 
 def server_report(status: ServerStatus) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from swetui.agent import Session
 from swetui.engine.files import read_error
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 from swetui.text import one_line, terminal_safe
+from swetui.ui.mcp_command import run_mcp
 from swetui.ui.widgets.status import format_tokens
 from swetui.ui.widgets.transcript import Transcript
 
@@ -46,6 +47,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "[id]", "list sessions, or reopen one"),
     SlashCommand("rules", "[remove N]", "remembered approval rules; remove one"),
     SlashCommand("trust", "", "review and trust the settings the workspace ships"),
+    SlashCommand("mcp", "[restart|drop|restore|log NAME]",
+                 "MCP servers: state, tools, tokens; restart, drop, read the log"),
     SlashCommand("help", "", "commands and keys"),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
@@ -99,7 +102,7 @@ class SlashCommands:
             "notes": self.cmd_notes, "stats": self.cmd_stats, "mode": self.cmd_mode,
             "model": self.cmd_model, "undo": self.cmd_undo, "clear": self.cmd_clear,
             "resume": self.cmd_resume, "rules": self.cmd_rules, "trust": self.cmd_trust,
-            "help": self.cmd_help,
+            "mcp": self.cmd_mcp, "help": self.cmd_help,
         }
         """What each command in `COMMANDS` runs, by name."""
 
@@ -224,6 +227,9 @@ class SlashCommands:
         self.say(table)
         self.say(Text("Protected paths and dangerous commands always ask. "
                       "/rules remove N forgets one.", style="dim"))
+
+    async def cmd_mcp(self, argument: str) -> None:
+        await run_mcp(self.session, argument, self.say)
 
     def cmd_trust(self, _: str) -> None:
         self.screen.review_trust(asked=True)

@@ -149,6 +149,30 @@ class ModeCommands(_Commands):
         return found
 
 
+class McpCommands(_Commands):
+    """Each MCP server: restart it, drop or restore its tools, read its stderr log."""
+
+    def commands(self) -> list[Command]:
+        screen = self.workspace()
+        if screen is None:
+            return []
+        found: list[Command] = [("MCP servers: state, tools, tokens",
+                                 partial(screen.run_slash, "/mcp"), "/mcp")]
+        for status in screen.session.mcp_servers():
+            name = status.name
+            toggle = "restore" if status.dropped else "drop"
+            found += [
+                (f"MCP: restart {name}", partial(screen.run_slash, f"/mcp restart {name}"),
+                 status.state),
+                (f"MCP: {toggle} {name}'s tools", partial(screen.run_slash,
+                                                          f"/mcp {toggle} {name}"),
+                 f"{len(status.tools)} tools, {status.sent_tokens:,} tokens sent"),
+                (f"MCP: stderr log of {name}", partial(screen.run_slash, f"/mcp log {name}"),
+                 status.log_file or "kept in memory"),
+            ]
+        return found
+
+
 class ThemeCommands(_Commands):
     """Every registered theme, bundled and the user's."""
 
@@ -160,4 +184,4 @@ class ThemeCommands(_Commands):
 
 
 PROVIDERS = (WorkspaceCommands, ContextCommands, ApprovalCommands, GaugeCommands,
-             TranscriptCommands, ModeCommands, ThemeCommands)
+             TranscriptCommands, ModeCommands, McpCommands, ThemeCommands)

@@ -105,3 +105,14 @@ def test_swetui_mcp_lists_servers_tools_and_costs(workspace: Path, isolated_conf
     assert servers["gone"]["state"] == "failed"
     assert "/no/such/server-binary" in servers["gone"]["error"]
     assert "not found" in servers["gone"]["error"]
+
+
+def test_swetui_context_json_has_per_server_totals(workspace: Path, isolated_config: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    write_user_config(isolated_config, {"mcp": {"servers": {"demo": stdio_entry()}}})
+    assert main(["context", str(workspace), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    [server] = report["mcp"]
+    tools = [item for item in report["items"] if item["id"].startswith("tool:mcp__demo__")]
+    assert server["name"] == "demo" and server["tools"] == len(tools) == 7
+    assert server["sent_tokens"] == sum(item["tokens"] for item in tools)

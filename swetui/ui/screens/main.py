@@ -22,6 +22,7 @@ from swetui.agent import (
     ApprovalCancelled,
     ApprovalDecided,
     ApprovalRequested,
+    McpServersChanged,
     ModeChanged,
     ModelCallStarted,
     Session,
@@ -155,6 +156,10 @@ class WorkspaceScreen(Screen[None]):
                     self.status.activity = "Waiting for your approval (F5)…"
             case ModeChanged(mode=mode):
                 self.header.mode = mode
+            case McpServersChanged(servers=servers):
+                self.gauge.show_servers(servers)
+                if event.message:
+                    self.transcript.notice(Text(f"! {event.message}"), "warning")
             case _:
                 self.transcript.show_event(event)
                 self._follow_status(event)

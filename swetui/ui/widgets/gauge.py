@@ -17,12 +17,16 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
 
+from swetui.agent import ServerStatus
 from swetui.engine.budget import Budget, LayerUsage
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import Layer
 
 FRAME = 1 / 30
 """The shortest time between two repaints."""
+
+MAX_SERVER_LINES = 6
+"""MCP servers listed under the system layer (more are summed on one line)."""
 
 COMPACT_BELOW = 36
 """Terminal heights below this get the compact gauge (unless `compact` is set)."""
@@ -130,6 +134,8 @@ class BudgetGauge(Widget):
         self._timer: Timer | None = None
         self.compact: bool | None = compact
         """Force the compact (True) or full (False) layout; None picks by terminal height."""
+        self.servers: tuple[ServerStatus, ...] = ()
+        """The MCP servers, shown under the system layer with their tokens."""
 
     def on_mount(self) -> None:
         self.show(self.engine.budget())
@@ -157,6 +163,53 @@ class BudgetGauge(Widget):
         self.refresh(layout=True)
         self.post_message(self.Updated(self.budget))
 
+    def show_servers(self, servers: tuple[ServerStatus, ...]) -> None:
+        """Show each MCP server's share of the system layer."""
+        self.servers = servers
+        self.refresh(layout=True)
+
+    def _server_lines(self, width: int) -> list[Text]:
+        if not self.servers:
+            return []
+        if self.is_compact:
+            sent = sum(status.sent_tokens for status in self.servers)
+            tools = sum(len(status.tools) for status in self.servers)
+            line = Text(no_wrap=True, overflow="ellipsis")
+            line.append("  ⚙ MCP ", self._style("system"))
+            line.append(f"{format_tokens(sent)} · {tools} tools · {len(self.servers)} servers",
+                        self._style("label"))
+            line.truncate(width)
+            return [line]
+        shown = list(self.servers[:MAX_SERVER_LINES])
+        lines = [self._server_line(status, width) for status in shown]
+        rest = self.servers[MAX_SERVER_LINES:]
+        if rest:
+            line = Text(f"  ⚙ +{len(rest)} more: "
+                        f"{format_tokens(sum(s.sent_tokens for s in rest))}",
+                        self._style("label"), no_wrap=True, overflow="ellipsis")
+            line.truncate(width)
+            lines.append(line)
+        return lines
+
+    def _server_line(self, status: ServerStatus, width: int) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("  ⚙ ", self._style("system"))
+        text.append(f"{status.name[:12]:<12}")
+        text.append(f"{format_tokens(status.sent_tokens):>6}")
+        if status.state != "ready":
+            style = "over" if status.state in ("failed", "crashed", "not started") else "label"
+            text.append(f" {status.state}", self._style(style))
+        else:
+            deferred = sum(1 for tool in status.tools if tool.state == "deferred")
+            detail = f" {len(status.tools)} tools"
+            if status.dropped:
+                detail += ", dropped"
+            elif deferred:
+                detail += f", {deferred} deferred"
+            text.append(detail, self._style("label"))
+        text.truncate(width)
+        return text
+
     @property
     def summary(self) -> str:
         """The gauge's headline as plain text (what a screen reader or a test reads)."""
@@ -174,7 +227,10 @@ class BudgetGauge(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         layers = len(self.budget.layers)
         rows = 2 + (layers + 1) // 2 if self.is_compact else 3 + layers
-        return rows + (1 if self.budget.measured is not None else 0)
+        servers = 0
+        if self.servers:
+            servers = 1 if self.is_compact else min(len(self.servers), MAX_SERVER_LINES + 1)
+        return rows + servers + (1 if self.budget.measured is not None else 0)
 
     def render(self) -> Text:
         width = max(self.content_size.width, 10)
@@ -191,8 +247,12 @@ class BudgetGauge(Widget):
                 if right is not None:
                     line.append_text(self._layer_cell(right, width - half))
                 lines.append(line)
+            lines.extend(self._server_lines(width))
         else:
-            lines.extend(self._layer_line(row, width) for row in self.budget.layers)
+            for row in self.budget.layers:
+                lines.append(self._layer_line(row, width))
+                if row.name is Layer.SYSTEM:
+                    lines.extend(self._server_lines(width))
         text = Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
         text.no_wrap = True
         return text

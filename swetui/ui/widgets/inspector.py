@@ -249,7 +249,9 @@ class ContextInspector(ScrollView, can_focus=True):
         layer = self.rows.layer_at(self._cursor)
         if layer is None:
             return
-        ids = self.rows.items_in(layer)
+        row = self._cursor_row
+        ids = self.rows.items_under(row) if isinstance(row, HeaderRow) else \
+            self.rows.items_in(layer)
         self._select(ids, not all(item_id in self.selected for item_id in ids))
 
     def _extend(self, step: int) -> None:

