@@ -167,7 +167,8 @@ class AgentSession:
         """Run one user turn; returns when the model stops, fails or is interrupted."""
         if self.busy:
             raise SessionBusy("the agent is still working; press esc to interrupt it first")
-        await self.mcp.wait_started()  # the first request offers the servers' tools
+        self.mcp.start()  # (if the UI has not already) the first request offers their tools
+        await self.mcp.wait_started()
         loop = TurnLoop(text, engine=self.engine, bus=self.bus, record=self.record,
                         provider=self.provider, model=self.model, toolbox=self.toolbox,
                         root=self.root, before_request=self.compaction.if_needed)
@@ -318,6 +319,10 @@ class AgentSession:
         """Start work deferred until an event loop runs (restored approvals)."""
         self.approvals.start()
         self.background.start()
+
+    def start_servers(self) -> None:
+        """Start the MCP servers in the background (the UI calls it once its first frame is
+        on screen; a turn starts them itself if nothing did)."""
         self.mcp.start()
 
     async def restored_outcomes(self) -> list[tuple[PendingAction, ToolResult]]:

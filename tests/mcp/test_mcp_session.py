@@ -31,6 +31,7 @@ async def test_tools_are_items_with_their_costs_and_calls_wait_for_approval(
     session = open_session(workspace, provider)
     try:
         session.start()
+        session.start_servers()  # what the UI does once its first frame is on screen
         await session.mcp.wait_started()
         [status] = session.mcp_servers()
         assert status.state == "ready", status.error

@@ -126,6 +126,7 @@ class WorkspaceScreen(Screen[None]):
             self.transcript.notice(Text(f"! {notice}"), "warning")
         self._update_pending()
         self.session.start()
+        self.call_after_refresh(self.session.start_servers)  # never before the first frame
         self._index_files()
         self._check_sandbox()
         self._check_size(self.size.width, self.size.height)
