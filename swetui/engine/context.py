@@ -24,6 +24,15 @@ from swetui.secrets import redact as redact_secrets
 Recorder = Callable[[ContextItem], object]
 
 
+def _fields(changes: dict[str, Any]) -> dict[str, Any]:
+    """`changes`, if each names a field of an item (TypeError otherwise: `model_copy` would
+    take an unknown name silently, and the change would be lost)."""
+    unknown = changes.keys() - ContextItem.model_fields.keys()
+    if unknown:
+        raise TypeError(f"context items have no field {', '.join(sorted(unknown))}")
+    return changes
+
+
 class UnknownItem(KeyError):
     """No item has that id."""
 
@@ -143,7 +152,7 @@ class ContextEngine:
     def update(self, item_id: str, *, reason: str = "changed", **changes: Any) -> ContextItem:
         """Change fields of an item (content, state, pinned, stub, payload, ...)."""
         current = self.get(item_id)
-        item = current.model_copy(update=changes)
+        item = current.model_copy(update=_fields(changes))
         if "content" in changes or ("payload" in changes and item.kind is ItemKind.TOOL_CALL):
             item = self._prepare(item, force=True)  # arguments are part of a call's cost
         elif {"state", "pinned", "stub"} & changes.keys():
@@ -283,7 +292,7 @@ class ContextEngine:
         the budget will charge it, ready to `commit`. Nothing changes until then."""
         if "content" in changes or "content_hash" in changes or "tokens" in changes:
             raise ValueError("price() changes how an item is sent, not its content")
-        changed = item.model_copy(update=changes)
+        changed = item.model_copy(update=_fields(changes))
         if (item.kind is ItemKind.TOOL_CALL and "payload" in changes
                 and changed.call.arguments != item.call.arguments):
             changed = self._prepare(changed, force=True)  # arguments are part of its cost

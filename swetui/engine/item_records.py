@@ -43,7 +43,9 @@ def item_from_record(data: dict[str, Any]) -> ContextItem:
             data.update(legacy_fields(data.get("kind"), meta))
         except TypeError as exc:  # a value of the wrong type where a number was expected
             raise ValueError(f"unreadable meta: {exc}") from None
-    return ContextItem.model_validate(data)
+    # A field this version does not know (a newer log) is left out, as it always was.
+    return ContextItem.model_validate({key: value for key, value in data.items()
+                                       if key in ContextItem.model_fields})
 
 
 def _mapping(value: Any) -> dict[str, Any]:

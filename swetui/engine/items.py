@@ -88,8 +88,11 @@ class ContextItem(BaseModel):
 
     `content` holds the text actually sent (a user's edit replaces it; `original` keeps what
     was there before). Large contents are kept once in the blob store and referenced by
-    `content_hash`; the engine fills `content` back in when it loads them.
+    `content_hash`; the engine fills `content` back in when it loads them. Unknown fields are
+    refused (an old `meta=` would otherwise vanish without a word).
     """
+
+    model_config = ConfigDict(extra="forbid")
 
     id: str
     kind: ItemKind

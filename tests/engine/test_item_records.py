@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from swetui.agent.session import AgentSession
 from swetui.engine.compaction import active_compactions
+from swetui.engine.context import ContextEngine
 from swetui.engine.item_records import item_from_record, item_record
 from swetui.engine.items import ContextItem, FoldRecord, ItemKind, ItemState, Layer, Origin
 from swetui.engine.payloads import (
@@ -28,7 +29,7 @@ from swetui.engine.payloads import (
 )
 from swetui.options import LaunchOptions
 from tests.agent.scripted import ScriptedProvider
-from tests.engine.helpers import role
+from tests.engine.helpers import conversation, role
 
 FIXTURE = Path(__file__).parent / "fixtures" / "meta_era_session"
 EXPECTED: dict[str, Any] = json.loads((FIXTURE / "expected.json").read_text())
@@ -232,3 +233,24 @@ def test_a_record_with_unreadable_meta_is_refused_with_a_value_error() -> None:
     record["meta"] = {"compaction_id": "k1", "role": "header"}  # a header without its turn
     with pytest.raises(ValueError):
         item_from_record(record)
+
+
+def test_an_unknown_item_field_is_refused_not_dropped() -> None:
+    """Code still writing the old `meta` dict fails loudly instead of losing what it wrote."""
+    engine = ContextEngine()
+    conversation(engine, 1)
+    with pytest.raises(ValueError):
+        ContextItem(id="x", kind=ItemKind.FILE, layer=Layer.TASK, title="x",
+                    meta={"name": "read_file"})  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="no field meta"):
+        engine.update("c1", meta={"is_error": True})
+    with pytest.raises(TypeError, match="no field meta"):
+        engine.price(engine.get("c1"), meta={"is_error": True})
+    assert engine.get("c1").call == ToolCallPayload(name="read_file",
+                                                    arguments={"path": "file1.py"})
+
+
+def test_a_record_with_a_field_this_version_does_not_know_still_loads() -> None:
+    record = item_record(ContextItem(id="u1", kind=ItemKind.USER_MESSAGE,
+                                     layer=Layer.HISTORY, title="hi", content="hi"))
+    assert item_from_record({**record, "written_by_a_newer_swetui": 1}).content == "hi"
