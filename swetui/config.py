@@ -80,6 +80,17 @@ class McpSettings(BaseModel):
     """Seconds a server may take to start and list its tools."""
 
 
+class ModelSettings(BaseModel):
+    """Settings of one model (`[models."openai:qwen2.5-coder"]` in `config.toml`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool_calls: Literal["native", "text", "auto"] = "auto"
+    """How the model calls tools: `native` (the protocol's tool calls only), `text` (no
+    native tool calling: the tools are taught in the system prompt and calls are read from
+    the answer), `auto` (native, and calls written as text in the answer are read too)."""
+
+
 class Settings(BaseModel):
     """Everything a user can set in `config.toml`."""
 
@@ -127,6 +138,8 @@ class Settings(BaseModel):
     """Session turns at which a chunk boundary (handoff) is written."""
     hard_chunk_turns: int = 50
     """Session turns at which a new chunk is forced."""
+    models: dict[str, ModelSettings] = Field(default_factory=dict)
+    """Per-model settings, keyed by `provider:model` as given to `--model`."""
     approval_rules: list[ApprovalRule] = Field(default_factory=list)
     """Remembered approval decisions (workspace config)."""
     mcp: McpSettings = Field(default_factory=McpSettings)
@@ -136,6 +149,11 @@ class Settings(BaseModel):
     (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `ANTHROPIC_*`, `OPENAI_*`): their values
     are redacted from everything tools return and kept from commands. Listed in the user
     config, they are also kept out of swetui's own environment at start."""
+
+
+def model_settings(settings: Settings, spec: str) -> ModelSettings:
+    """The settings of the model `spec` (defaults when it has no section)."""
+    return settings.models.get(spec.strip()) or ModelSettings()
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

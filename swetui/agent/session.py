@@ -34,7 +34,7 @@ from swetui.agent.turn import TurnLoop
 from swetui.agent.turn_events import TurnEvent, TurnFinished
 from swetui.agent.unfinished import close_unfinished
 from swetui.agent.usage_log import session_usage
-from swetui.config import ApprovalRule, Mode
+from swetui.config import ApprovalRule, Mode, model_settings
 from swetui.engine.bus import EventBus
 from swetui.engine.compaction import CompactionPlan, recall
 from swetui.engine.events import CompactionFinished
@@ -103,7 +103,8 @@ class AgentSession:
                        redact=names)
         model = resolve_model(options.model, env, settings.model)
         if provider is None:
-            provider = create_provider(model, env, timeout=settings.request_timeout)
+            provider = create_provider(model, env, timeout=settings.request_timeout,
+                                       tool_calls=model_settings(settings, model).tool_calls)
         workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
                                    resume=options.resume, continue_last=options.continue_last)
         workspace.notices.extend(workspace_notices(root))
@@ -259,7 +260,8 @@ class AgentSession:
 
     def set_model(self, spec: str) -> None:
         """Switch model (e.g. `offline`, `openai:gpt-4o`); raises ProviderConfigError."""
-        provider = create_provider(spec, self.env, timeout=self.settings.request_timeout)
+        provider = create_provider(spec, self.env, timeout=self.settings.request_timeout,
+                                   tool_calls=model_settings(self.settings, spec).tool_calls)
         old, self.provider = self.provider, provider
         self.model = self.engine.model = spec
         self.record("model", {"model": spec})

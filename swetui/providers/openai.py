@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,12 +18,14 @@ from swetui.providers.events import (
     ProviderEvent,
     ReasoningDelta,
     StreamError,
-    TextDelta,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
 )
 from swetui.providers.sse import SseProvider
+from swetui.providers.text_call_stream import with_text_calls
+from swetui.providers.text_calls import ToolCallMode, render_call, text_tools_prompt
+from swetui.providers.think_tags import ThinkTags
 from swetui.providers.toolcalls import decode_tool_arguments
 from swetui.providers.usage import Usage, openai_usage
 
@@ -33,22 +37,43 @@ DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 _STOP_REASONS = {"function_call": "tool_calls", "eos": "stop", "end_turn": "stop"}
 
 
-def openai_messages(request: ChatRequest) -> list[dict[str, Any]]:
-    """The request's conversation in chat-completions form, system message first."""
+def openai_messages(request: ChatRequest, *, text_tools: bool = False) -> list[dict[str, Any]]:
+    """The request's conversation in chat-completions form, system message first. With
+    `text_tools` the tools are taught in the system message and earlier calls and results
+    are written as text, for servers that know no tool calls."""
     wire: list[dict[str, Any]] = []
-    if request.system:
-        wire.append({"role": "system", "content": request.system})
+    system = request.system
+    if text_tools and request.tools:
+        system = f"{system}\n\n{text_tools_prompt(request.tools)}".strip()
+    if system:
+        wire.append({"role": "system", "content": system})
     for message in request.messages:
-        wire.append(_wire_message(message))
+        out = _text_message(message) if text_tools else _wire_message(message)
+        if text_tools and wire and wire[-1]["role"] == out["role"] == "user":
+            wire[-1]["content"] += "\n\n" + out["content"]  # templates want turns to alternate
+        else:
+            wire.append(out)
     return wire
+
+
+def _text_message(message: Message) -> dict[str, Any]:
+    if message.role == "assistant":
+        parts = [message.content] if message.content else []
+        parts.extend(render_call(call.name, call.arguments) for call in message.tool_calls)
+        return {"role": "assistant", "content": "\n".join(parts)}
+    if message.role == "tool":
+        status = " error" if message.is_error else ""
+        return {"role": "user", "content": f"<tool_response name=\"{message.name or ''}\"{status}>"
+                                           f"\n{message.content}\n</tool_response>"}
+    return {"role": "user", "content": message.content}
 
 
 def _wire_message(message: Message) -> dict[str, Any]:
     if message.role == "assistant":
         out: dict[str, Any] = {"role": "assistant"}
         if message.tool_calls:
-            # null content is how the protocol says "only tool calls"; text is kept if any.
-            out["content"] = message.content or None
+            # "" rather than null: llama.cpp's server answers null content with HTTP 500.
+            out["content"] = message.content
             out["tool_calls"] = [
                 {"id": call.id, "type": "function",
                  "function": {"name": call.name,
@@ -67,19 +92,19 @@ def _wire_message(message: Message) -> dict[str, Any]:
     return {"role": "user", "content": message.content}
 
 
-def openai_body(request: ChatRequest, *, model: str,
-                max_tokens_field: str = "max_tokens") -> dict[str, Any]:
+def openai_body(request: ChatRequest, *, model: str, max_tokens_field: str = "max_tokens",
+                text_tools: bool = False) -> dict[str, Any]:
     """The JSON body of a streaming chat-completions request."""
     body: dict[str, Any] = {
         "model": model,
-        "messages": openai_messages(request),
+        "messages": openai_messages(request, text_tools=text_tools),
         "stream": True,
         "stream_options": {"include_usage": True},
         max_tokens_field: request.max_tokens,
     }
     if request.temperature is not None:
         body["temperature"] = request.temperature
-    if request.tools:
+    if request.tools and not text_tools:
         body["tools"] = [
             {"type": "function",
              "function": {"name": tool.name, "description": tool.description,
@@ -109,6 +134,7 @@ class OpenAIStreamParser:
         self._usage: Usage | None = None
         self._skipped = 0
         self._last_skip = ""
+        self._think = ThinkTags()
 
     def feed(self, event: ServerSentEvent) -> list[ProviderEvent]:
         """Events for one `data:` message."""
@@ -150,12 +176,13 @@ class OpenAIStreamParser:
                 events.append(ReasoningDelta(text=text))
         content = delta.get("content")
         if isinstance(content, str) and content:
-            events.append(TextDelta(text=content))
+            events.extend(self._think.feed(content))
         for position, fragment in enumerate(delta.get("tool_calls") or ()):
             if isinstance(fragment, dict):
                 events.extend(self._tool_fragment(fragment, position))
         reason = choice.get("finish_reason")
         if reason:
+            events.extend(self._think.finish())
             self._finish_reason = _STOP_REASONS.get(reason, reason)
             events.extend(self._end_calls())
         return events
@@ -204,7 +231,7 @@ class OpenAIStreamParser:
         return events
 
     def _end(self) -> list[ProviderEvent]:
-        events = self._end_calls()
+        events: list[ProviderEvent] = [*self._think.finish(), *self._end_calls()]
         if self._finish_reason is None and not self._calls and self._usage is None \
                 and self._skipped:
             return [*events, self._incomplete()]
@@ -218,7 +245,7 @@ class OpenAIStreamParser:
         """The body ended without `[DONE]`: complete if a finish reason came, else an error."""
         if self._finish_reason is not None:
             return self._end()
-        return [*self._end_calls(), self._incomplete()]
+        return [*self._think.finish(), *self._end_calls(), self._incomplete()]
 
     def _incomplete(self) -> StreamError:
         message = f"{self._provider_id}: the answer was interrupted: the stream ended before " \
@@ -235,8 +262,22 @@ class OpenAIProvider(SseProvider):
     provider_id = "openai"
 
     def __init__(self, model: str, *, base_url: str = DEFAULT_OPENAI_BASE_URL,
-                 api_key: str | None = None, **options: Any) -> None:
+                 api_key: str | None = None, tool_calls: ToolCallMode = "auto",
+                 **options: Any) -> None:
         super().__init__(model, base_url=base_url, api_key=api_key, **options)
+        self.tool_calls: ToolCallMode = tool_calls
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
+        """The answer's events; in `text` and `auto` mode, calls written as text become
+        tool-call events (their text is not shown)."""
+        async with aclosing(super().stream(request)) as raw:
+            if self.tool_calls == "native" or not request.tools:
+                async for event in raw:
+                    yield event
+                return
+            async with aclosing(with_text_calls(raw, request.tools)) as events:
+                async for event in events:
+                    yield event
 
     @property
     def max_tokens_field(self) -> str:
@@ -254,7 +295,8 @@ class OpenAIProvider(SseProvider):
         return headers
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
-        return openai_body(request, model=self.model, max_tokens_field=self.max_tokens_field)
+        return openai_body(request, model=self.model, max_tokens_field=self.max_tokens_field,
+                           text_tools=self.tool_calls == "text")
 
     def _parser(self) -> OpenAIStreamParser:
         return OpenAIStreamParser(self.provider_id)

@@ -11,6 +11,7 @@ from swetui.providers.errors import ProviderConfigError
 from swetui.providers.offline import OfflineProvider
 from swetui.providers.ollama import OllamaProvider
 from swetui.providers.openai import DEFAULT_OPENAI_BASE_URL, OpenAIProvider
+from swetui.providers.text_calls import ToolCallMode
 
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-5",
@@ -51,12 +52,13 @@ def split_spec(spec: str) -> tuple[str, str]:
 
 
 def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0,
-                    **options: Any) -> Provider:
+                    tool_calls: ToolCallMode = "auto", **options: Any) -> Provider:
     """Build the provider for `spec` (`anthropic:MODEL`, `openai:MODEL`, `ollama:MODEL`,
     `offline`), reading base URLs and keys from `env`.
 
     Raises `ProviderConfigError` with a one-line message for an unknown provider, a missing
-    model name or a missing API key. `options` go to the provider (retry, breaker, clock...).
+    model name or a missing API key. `tool_calls` is how an OpenAI-compatible model calls
+    tools; `options` go to the provider (retry, breaker, clock...).
     """
     provider, model = split_spec(spec)
     if provider == "offline":
@@ -86,6 +88,6 @@ def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0
                 f"{provider}:{model} needs OPENAI_API_KEY (or OPENAI_BASE_URL for a "
                 "compatible server)")
         return OpenAIProvider(model, api_key=key, base_url=base_url, timeout=timeout,
-                              **options)
+                              tool_calls=tool_calls, **options)
     return OllamaProvider(model, host=_setting(env, "OLLAMA_HOST"), timeout=timeout,
-                          **options)
+                          tool_calls=tool_calls, **options)

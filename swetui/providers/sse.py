@@ -126,7 +126,7 @@ class SseProvider:
         if self._owns_client:
             await self._client.aclose()
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
         """Send `request` and yield normalised events; always ends with Done or StreamError."""
         # aclosing: when the consumer stops early the HTTP response is closed at once, not
         # whenever the garbage collector finalises the inner generator.

@@ -1,0 +1,94 @@
+"""A session with a local model behind an OpenAI-compatible server on loopback that writes
+its tool calls as text and sends no usage (as llama.cpp's server does)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from swetui.agent.events import ApprovalRequested
+from swetui.agent.session import AgentSession
+from swetui.agent.turn_events import AnswerChunk, ToolCallStarted
+from swetui.options import LaunchOptions
+from swetui.providers.openai import OpenAIProvider
+from tests.providers.loopback import LoopbackServer, sse
+
+DONE = "data: [DONE]\n\n"
+
+
+def chunk(delta: dict | None = None, finish: str | None = None) -> dict:
+    return {"id": "c", "object": "chat.completion.chunk", "model": "m",
+            "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish}]}
+
+
+def said(text: str):
+    """A llama.cpp-style answer: content in small pieces, no usage chunk."""
+    pieces = [chunk({"content": text[i:i + 6]}) for i in range(0, len(text), 6)]
+    return sse(*pieces, chunk(finish="stop"), DONE)
+
+
+@pytest.fixture
+async def llama() -> AsyncIterator[LoopbackServer]:
+    server = LoopbackServer()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+@pytest.fixture
+def calc(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    return root
+
+
+def open_session(root: Path, server: LoopbackServer, **provider_options) -> AgentSession:
+    provider = OpenAIProvider("qwen", base_url=f"{server.url}/v1", **provider_options)
+    return AgentSession.open(LaunchOptions(path=root, model="openai:qwen"), env={},
+                             provider=provider)
+
+
+async def test_an_edit_written_as_json_text_is_approved_applied_and_never_shown(llama, calc):
+    edit = {"name": "edit_file", "arguments": {"path": "src/calc.py", "old": "a - b",
+                                               "new": "a + b"}}
+    llama.script(said(f"```json\n{json.dumps(edit)}\n```"), said("Fixed: add returns a + b."))
+    session = open_session(calc, llama)
+    seen: list = []
+    session.bus.subscribe(seen.append)
+    session.bus.subscribe(lambda event: session.queue.approve(event.action.id),
+                          ApprovalRequested)
+    try:
+        finished = await session.send("fix the bug in src/calc.py: add should return a + b")
+    finally:
+        await session.aclose()
+    assert finished.error is None
+    assert (calc / "src" / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert [e.name for e in seen if isinstance(e, ToolCallStarted)] == ["edit_file"]
+    assert len([e for e in seen if isinstance(e, ApprovalRequested)]) == 1
+    shown = "".join(e.text for e in seen if isinstance(e, AnswerChunk))
+    assert shown == "Fixed: add returns a + b." and finished.answer == shown
+    # The follow-up request carries the call and its result, with "" content, never null.
+    follow_up = llama.requests[1].json["messages"]
+    call_message = next(m for m in follow_up if m.get("tool_calls"))
+    assert call_message["content"] == ""
+    assert call_message["tool_calls"][0]["function"]["name"] == "edit_file"
+    assert any(m["role"] == "tool" for m in follow_up)
+
+
+async def test_text_mode_runs_a_tagged_call_and_sends_no_native_tools(llama, calc):
+    llama.script(said('<tool_call>\n{"name": "read_file", "arguments": '
+                      '{"path": "src/calc.py"}}\n</tool_call>'), said("It subtracts."))
+    session = open_session(calc, llama, tool_calls="text")
+    try:
+        finished = await session.send("what does add do")
+    finally:
+        await session.aclose()
+    assert finished.answer == "It subtracts."
+    first, second = (request.json for request in llama.requests)
+    assert "tools" not in first and "<tool_call>" in first["messages"][0]["content"]
+    assert any("<tool_response" in m["content"] and "a - b" in m["content"]
+               for m in second["messages"] if m["role"] == "user")
