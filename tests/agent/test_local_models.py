@@ -12,7 +12,9 @@ import pytest
 from swetui.agent.events import ApprovalRequested
 from swetui.agent.session import AgentSession
 from swetui.agent.turn_events import AnswerChunk, ToolCallStarted
+from swetui.config import ConfigError, load_settings
 from swetui.options import LaunchOptions
+from swetui.paths import user_config_file
 from swetui.providers.openai import OpenAIProvider
 from tests.providers.loopback import LoopbackServer, sse
 
@@ -92,3 +94,29 @@ async def test_text_mode_runs_a_tagged_call_and_sends_no_native_tools(llama, cal
     assert "tools" not in first and "<tool_call>" in first["messages"][0]["content"]
     assert any("<tool_response" in m["content"] and "a - b" in m["content"]
                for m in second["messages"] if m["role"] == "user")
+
+
+async def test_the_per_model_setting_chooses_how_tools_are_called(llama, calc):
+    config = user_config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[models."openai:qwen"]\ntool_calls = "text"\n')
+    env = {"OPENAI_BASE_URL": f"{llama.url}/v1"}
+    llama.script(said("Hello."))
+    session = AgentSession.open(LaunchOptions(path=calc, model="openai:qwen"), env=env)
+    other = AgentSession.open(LaunchOptions(path=calc, model="openai:other"), env=env)
+    try:
+        await session.send("hi")
+        await other.send("hi")
+    finally:
+        await session.aclose()
+        await other.aclose()
+    taught, native = (request.json for request in llama.requests)
+    assert "tools" not in taught and "<tool_call>" in taught["messages"][0]["content"]
+    assert native["tools"] and "<tool_call>" not in native["messages"][0]["content"]
+
+
+def test_a_bad_tool_calls_value_names_the_file_and_field(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[models."openai:qwen"]\ntool_calls = "sometimes"\n')
+    with pytest.raises(ConfigError, match=r"models\.openai:qwen\.tool_calls"):
+        load_settings(None, user_file=config)
