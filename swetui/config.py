@@ -102,20 +102,22 @@ class Settings(BaseModel):
     """Approval mode: `ask`, `auto-edit` or `auto`."""
     theme: str = "swetui-dark"
     """The theme's name (a file in `themes/` or in the user's themes directory)."""
-    context_limit: int = Field(default=256_000, ge=1_000, le=10_000_000)
-    """The model's context window, in tokens."""
+    context_limit: int | None = Field(default=None, ge=1_000, le=10_000_000)
+    """The model's context window, in tokens. Unset: what the server says (llama.cpp's
+    `/props`, Ollama's `/api/show`), else 256,000."""
     compaction_threshold: float = Field(default=0.80, ge=0.10, le=0.95)
     """Share of the window at which automatic compaction starts (0.10 to 0.95)."""
     auto_compact: bool = True
     """Compact automatically when the next request passes the threshold."""
     compaction_model: str | None = None
     """A cheaper model for summaries; the working model when unset."""
-    reserve_tokens: int = Field(default=16_000, ge=0)
-    """Room kept for the model's answer and the compaction buffer."""
-    memory_budget: int = Field(default=3_000, ge=0)
-    """Token budget of the memory layer."""
-    summary_budget: int = Field(default=300, ge=0)
-    """Token budget of the running summary."""
+    reserve_tokens: int | None = Field(default=None, ge=0)
+    """Room kept for the model's answer and the compaction buffer. Unset: a sixth of the
+    window, at most 16,000."""
+    memory_budget: int | None = Field(default=None, ge=0)
+    """Token budget of the memory layer. Unset: a tenth of the window, at most 3,000."""
+    summary_budget: int | None = Field(default=None, ge=0)
+    """Token budget of the running summary. Unset: a fortieth of the window, at most 300."""
     task_share: float = Field(default=0.20, ge=0.0, le=1.0)
     """Share of the window the task layer (just-in-time retrieval) may use."""
     max_read_lines: int = Field(default=2_000, ge=1)

@@ -22,6 +22,13 @@ def config_home() -> Path:
     return Path(base) / "swetui"
 
 
+def state_home() -> Path:
+    """`$XDG_STATE_HOME/swetui` (default `~/.local/state/swetui`): what swetui learns and
+    keeps across workspaces (per-model token calibration)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "swetui"
+
+
 def user_config_file() -> Path:
     return config_home() / "config.toml"
 

@@ -1,12 +1,16 @@
 import pytest
 
 from swetui.config import ConfigError, load_settings
+from swetui.engine.workspace import budget_settings
 from tests.trusted import trust_workspace
 
 
 def test_defaults_without_files(tmp_path):
     settings = load_settings(tmp_path, user_file=tmp_path / "none.toml")
-    assert settings.context_limit == 256_000 and settings.compaction_threshold == 0.8
+    # The window is unset (the server says, else 256,000), and so are the budgets that scale.
+    assert settings.context_limit is None and settings.compaction_threshold == 0.8
+    assert budget_settings(settings).limit == 256_000
+    assert budget_settings(settings).reserve == 16_000
 
 
 def test_workspace_overrides_user(tmp_path):

@@ -16,12 +16,14 @@ from swetui.agent.approval_journal import RestoredApprovals, journal_approvals
 from swetui.agent.approvals import ApprovalQueue
 from swetui.agent.at_path import add_workspace_file
 from swetui.agent.background import BackgroundTasks
+from swetui.agent.calibrations import CalibrationStore
 from swetui.agent.compacting import SessionCompaction
 from swetui.agent.event_log import EventLog
 from swetui.agent.events import PendingAction
 from swetui.agent.interrupted_writes import WriteRecovery
 from swetui.agent.mcp.servers import McpServers
 from swetui.agent.mcp.status import ServerStatus
+from swetui.agent.local_model import LocalModelSetup, too_small
 from swetui.agent.notes import SessionNotes
 from swetui.agent.stats import SessionStats, session_stats
 from swetui.agent.summarizer import Summarizer
@@ -34,7 +36,7 @@ from swetui.agent.turn import TurnLoop
 from swetui.agent.turn_events import TurnEvent, TurnFinished
 from swetui.agent.unfinished import close_unfinished
 from swetui.agent.usage_log import session_usage
-from swetui.config import ApprovalRule, Mode, model_settings
+from swetui.config import ApprovalRule, ConfigError, Mode, model_settings
 from swetui.engine.bus import EventBus
 from swetui.engine.compaction import CompactionPlan, recall
 from swetui.engine.events import CompactionFinished
@@ -46,7 +48,13 @@ from swetui.engine.watcher import WorkspaceWatcher, refresh
 from swetui.engine.workspace import Workspace, open_workspace
 from swetui.options import LaunchOptions, settings_for
 from swetui.providers.base import Provider
-from swetui.providers.registry import create_provider, resolve_model
+from swetui.providers.local_server import LocalServer
+from swetui.providers.registry import (
+    create_provider,
+    model_server,
+    resolve_model,
+    split_spec,
+)
 from swetui.secrets import STORE
 from swetui.trust_review import workspace_notices
 
@@ -86,6 +94,8 @@ class AgentSession:
         self.bus.subscribe(self.event_log)
         journal_approvals(self.bus, self.record)
         self.engine.model = model
+        self.local = LocalModelSetup(self.engine, self.settings, LocalServer.of(provider),
+                                     CalibrationStore(), self.bus.publish)
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -110,9 +120,13 @@ class AgentSession:
         workspace.notices.extend(workspace_notices(root))
         if STORE.notice:
             workspace.notices.append(STORE.notice)
+        if settings.context_limit is not None and (problem := too_small(workspace.engine)):
+            workspace.close()
+            raise ConfigError(problem)
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
         workspace.notices.extend(session.mcp.notices)
         session._restore_calibration()
+        session.local.remembered()
         session.approvals.restore(workspace.replayed, session.background.spawn,
                                   session.notices)
         close_unfinished(workspace.replayed, session.engine, session.record, session.notices,
@@ -172,7 +186,7 @@ class AgentSession:
         await self.mcp.wait_started()
         loop = TurnLoop(text, engine=self.engine, bus=self.bus, record=self.record,
                         provider=self.provider, model=self.model, toolbox=self.toolbox,
-                        root=self.root, before_request=self.compaction.if_needed)
+                        root=self.root, before_request=self._before_request)
         self._task = asyncio.create_task(loop.run(), name="swetui-turn")
         try:
             finished = await asyncio.shield(self._task)
@@ -181,7 +195,17 @@ class AgentSession:
             self._task.cancel()
             finished = await self._task
         self.notes.after_turn(finished, text)
+        self.local.remember()
         return finished
+
+    async def _before_request(self) -> str | None:
+        """Before each model call: what the local server says (once), then compaction if
+        needed. A message when the request cannot be sent (the window is too small)."""
+        refusal = await self.local.ready()
+        if refusal:
+            return refusal
+        await self.compaction.if_needed()
+        return None
 
     def cancel(self) -> bool:
         """Interrupt the running turn (the UI's esc); False when nothing runs."""
@@ -264,8 +288,20 @@ class AgentSession:
                                    tool_calls=model_settings(self.settings, spec).tool_calls)
         old, self.provider = self.provider, provider
         self.model = self.engine.model = spec
+        self.local = LocalModelSetup(self.engine, self.settings, LocalServer.of(provider),
+                                     self.local.store, self.bus.publish)
+        self.local.remembered()
         self.record("model", {"model": spec})
         self.background.spawn(old.aclose())
+
+    async def available_models(self, spec: str | None = None) -> list[str] | None:
+        """The models the server of the current model (or of `spec`'s provider, as in
+        `openai:`) offers; None when it does not say."""
+        if spec is None:
+            server = LocalServer.of(self.provider)
+        else:
+            server = model_server(split_spec(spec)[0], self.env)
+        return await server.models() if server is not None else None
 
     def init_memory(self) -> Path:
         """Write SWETUI.md (keeps an existing one) and load it as memory."""

@@ -105,7 +105,8 @@ class TurnLoop:
         self.toolbox = toolbox
         self.root = root
         self.before_request = before_request
-        """Runs before each model call (the session's automatic compaction)."""
+        """Runs before each model call (the session's automatic compaction); a message it
+        returns refuses the call with that error."""
         self.text = text
         self.turn = 0
         self.started = time.monotonic()
@@ -177,7 +178,9 @@ class TurnLoop:
                                    notes=tuple(result.notes)))
 
     async def _step(self, step: int) -> StepOutcome:
-        await self.before_request()
+        refusal = await self.before_request()
+        if isinstance(refusal, str) and refusal:
+            return StepOutcome(error=refusal)
         assembled = self.engine.assemble()
         estimate = assembled.total
         self.publish(ModelCallStarted(turn=self.turn, step=step, model=self.model,

@@ -79,6 +79,7 @@ class ContextEngine:
         self._draft_tokens = 0
         self._measured: int | None = None
         self._calibration: dict[str, float] = {}
+        self._calibration_source: dict[str, str] = {}
         self._sequence = 0
         self._batch: list[str] | None = None
         self._messages: MessageCache = {}
@@ -119,15 +120,25 @@ class ContextEngine:
         tokens[Layer.HISTORY] += self._draft_tokens
         calibration = self._calibration.get(self.model)
         return make_budget(tokens, self.settings, measured=self._measured,
-                           calibration=calibration)
+                           calibration=calibration,
+                           calibration_source=self._calibration_source.get(self.model))
 
-    def assemble(self, *, max_tokens: int = 8192) -> AssemblyResult:
-        """The exact next request, with attribution: what the inspector shows is what is sent."""
+    def assemble(self, *, max_tokens: int | None = None) -> AssemblyResult:
+        """The exact next request, with attribution: what the inspector shows is what is sent.
+        The answer may take up to 8,192 tokens, or the reserve when that is smaller (a small
+        window)."""
+        if max_tokens is None:
+            reserve = self.settings.reserve
+            max_tokens = min(8192, reserve) if reserve > 0 else 8192
         if len(self._messages) > 4 * len(self._items) + 64:
             self._messages.clear()  # edited items leave old messages behind; start afresh
-        return assemble(self._items.values(), limit=self.settings.limit,
-                        reserve=self.settings.reserve, costs=self._sent, model=self.model,
-                        max_tokens=max_tokens, cache=self._messages)
+        limit, reserve = self.settings.limit, self.settings.reserve
+        ratio = self._calibration.get(self.model)
+        if ratio and ratio > 0 and limit > reserve:
+            # The model counts `ratio` tokens per estimated one: what fits is what fits for it.
+            limit = reserve + int((limit - reserve) / ratio)
+        return assemble(self._items.values(), limit=limit, reserve=reserve, costs=self._sent,
+                        model=self.model, max_tokens=max_tokens, cache=self._messages)
 
     # -- identity --------------------------------------------------------------------------
 
@@ -214,13 +225,33 @@ class ContextEngine:
         self.bus.publish(BudgetChanged(budget=budget))
         return budget
 
+    def resize(self, settings: BudgetSettings) -> Budget:
+        """Measure against new budgets (the window the server reported)."""
+        self.settings = settings
+        budget = self.budget()
+        self.bus.publish(BudgetChanged(budget=budget))
+        return budget
+
     def record_usage(self, measured_input: int, estimated_input: int) -> None:
         """The provider's real input-token count for the last request, and the per-model
         calibration ratio (measured / estimated)."""
         self._measured = measured_input
         if estimated_input > 0 and measured_input > 0:
             self._calibration[self.model] = measured_input / estimated_input
+            self._calibration_source[self.model] = "usage"
         self.bus.publish(BudgetChanged(budget=self.budget()))
+
+    def calibrate(self, ratio: float, source: str, model: str | None = None) -> None:
+        """Set the model's calibration ratio (its tokens / the estimate), learned from
+        `source` (a tokenize endpoint, or usage remembered from an earlier session)."""
+        if ratio > 0:
+            model = model if model is not None else self.model
+            self._calibration[model] = ratio
+            self._calibration_source[model] = source
+            self.bus.publish(BudgetChanged(budget=self.budget()))
+
+    def calibration_source(self, model: str | None = None) -> str | None:
+        return self._calibration_source.get(model if model is not None else self.model)
 
     def calibration(self, model: str | None = None) -> float | None:
         return self._calibration.get(model if model is not None else self.model)

@@ -13,7 +13,7 @@ from typing import Any
 
 from swetui.config import Settings
 from swetui.engine.blobs import BlobStore
-from swetui.engine.budget import BudgetSettings
+from swetui.engine.budget import DEFAULT_WINDOW, BudgetSettings, scaled_budget
 from swetui.engine.bus import EventBus
 from swetui.engine.context import ContextEngine
 from swetui.engine.item_records import item_from_record, item_record
@@ -32,10 +32,13 @@ class WorkspaceError(Exception):
     """The workspace cannot be opened at all (missing, not a directory, unreadable)."""
 
 
-def budget_settings(settings: Settings) -> BudgetSettings:
-    return BudgetSettings(limit=settings.context_limit, threshold=settings.compaction_threshold,
-                          reserve=settings.reserve_tokens, memory=settings.memory_budget,
-                          summary=settings.summary_budget, task_share=settings.task_share)
+def budget_settings(settings: Settings, window: int | None = None) -> BudgetSettings:
+    """The budgets for `settings`: the window is the user's `context_limit`, else `window`
+    (what the server says), else the default; unset budgets scale with it."""
+    limit = settings.context_limit or window or DEFAULT_WINDOW
+    return scaled_budget(limit, threshold=settings.compaction_threshold,
+                         task_share=settings.task_share, reserve=settings.reserve_tokens,
+                         memory=settings.memory_budget, summary=settings.summary_budget)
 
 
 def check_workspace(path: Path) -> Path:

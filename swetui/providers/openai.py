@@ -288,11 +288,12 @@ class OpenAIProvider(SseProvider):
     def _url(self) -> str:
         return f"{self.base_url}/chat/completions"
 
+    def auth_headers(self) -> dict[str, str]:
+        """What authenticates a request to this server (its other endpoints too)."""
+        return {"authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+
     def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json"}
-        if self._api_key:
-            headers["authorization"] = f"Bearer {self._api_key}"
-        return headers
+        return {"content-type": "application/json", **self.auth_headers()}
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         return openai_body(request, model=self.model, max_tokens_field=self.max_tokens_field,

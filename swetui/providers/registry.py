@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import httpx
+
 from swetui.providers.anthropic import DEFAULT_ANTHROPIC_BASE_URL, AnthropicProvider
 from swetui.providers.base import Provider
 from swetui.providers.errors import ProviderConfigError
+from swetui.providers.local_server import LocalServer, models_message
 from swetui.providers.offline import OfflineProvider
-from swetui.providers.ollama import OllamaProvider
+from swetui.providers.ollama import OllamaProvider, ollama_base_url
 from swetui.providers.openai import DEFAULT_OPENAI_BASE_URL, OpenAIProvider
 from swetui.providers.text_calls import ToolCallMode
 
@@ -51,6 +54,30 @@ def split_spec(spec: str) -> tuple[str, str]:
     return provider.strip().lower(), model.strip()
 
 
+def model_server(provider: str, env: Mapping[str, str]) -> LocalServer | None:
+    """The server that `provider:` models come from, to ask which it offers (None for a
+    provider without one: anthropic, offline, or OpenAI's API with no key)."""
+    if provider == "ollama":
+        return LocalServer(ollama_base_url(_setting(env, "OLLAMA_HOST")), "", ollama=True)
+    if provider != "openai":
+        return None
+    base_url = _setting(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+    key = _setting(env, "OPENAI_API_KEY")
+    if not key and "api.openai.com" in base_url:
+        return None
+    return LocalServer(base_url, "", headers={"authorization": f"Bearer {key}"} if key else None)
+
+
+def _no_model_name(provider: str, env: Mapping[str, str]) -> str:
+    """The message for `openai:` / `ollama:` with no name: what the server offers."""
+    server = model_server(provider, env)
+    if server is None:
+        example = DEFAULT_MODELS.get(provider, "llama3.2")
+        return f"{provider} needs a model name, e.g. {provider}:{example}"
+    host = httpx.URL(server.root).netloc.decode() or server.root
+    return models_message(provider, host, server.models_now())
+
+
 def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0,
                     tool_calls: ToolCallMode = "auto", **options: Any) -> Provider:
     """Build the provider for `spec` (`anthropic:MODEL`, `openai:MODEL`, `ollama:MODEL`,
@@ -67,9 +94,7 @@ def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0
         shown = spec.strip() or "an empty model name"
         raise ProviderConfigError(f"unknown provider {provider!r} in {shown!r}; {_USAGE}")
     if not model:
-        example = DEFAULT_MODELS.get(provider, "llama3.2")
-        raise ProviderConfigError(
-            f"{provider} needs a model name, e.g. {provider}:{example}")
+        raise ProviderConfigError(_no_model_name(provider, env))
     if provider == "anthropic":
         key = _setting(env, "ANTHROPIC_API_KEY")
         if not key:

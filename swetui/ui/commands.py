@@ -190,12 +190,21 @@ class SlashCommands:
             raise ValueError(f"unknown mode {argument!r}; choose ask, auto-edit or auto")
         self.screen.set_mode(argument)
 
-    def cmd_model(self, argument: str) -> None:
+    async def cmd_model(self, argument: str) -> None:
+        if argument and not argument.endswith(":"):
+            self.screen.set_model(argument)
+            return
         if not argument:
             self.say(f"Model: {self.session.model} (/model provider:model switches, "
                      "e.g. /model offline)")
-            return
-        self.screen.set_model(argument)
+        names = await self.session.available_models(argument or None)
+        provider = (argument or self.session.model).partition(":")[0]
+        if names:
+            shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
+            self.say(f"The {provider} server offers: {shown} (/model {provider}:NAME "
+                     "switches)")
+        elif argument:
+            self.say(f"The {provider} server did not list any model.")
 
     def cmd_undo(self, argument: str) -> None:
         if argument.startswith("comp"):

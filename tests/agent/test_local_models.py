@@ -13,8 +13,10 @@ from swetui.agent.events import ApprovalRequested
 from swetui.agent.session import AgentSession
 from swetui.agent.turn_events import AnswerChunk, ToolCallStarted
 from swetui.config import ConfigError, load_settings
+from swetui.messages import ChatRequest
 from swetui.options import LaunchOptions
 from swetui.paths import user_config_file
+from swetui.providers.events import Done, ProviderEvent, TextDelta
 from swetui.providers.openai import OpenAIProvider
 from tests.providers.loopback import LoopbackServer, sse
 
@@ -35,6 +37,7 @@ def said(text: str):
 @pytest.fixture
 async def llama() -> AsyncIterator[LoopbackServer]:
     server = LoopbackServer()
+    server.script_path = "/v1/chat/completions"  # /props, /tokenize: 404 unless routed
     await server.start()
     yield server
     await server.stop()
@@ -120,3 +123,56 @@ def test_a_bad_tool_calls_value_names_the_file_and_field(tmp_path):
     config.write_text('[models."openai:qwen"]\ntool_calls = "sometimes"\n')
     with pytest.raises(ConfigError, match=r"models\.openai:qwen\.tool_calls"):
         load_settings(None, user_file=config)
+
+
+class Chatty:
+    """A model that answers every request with about 120 tokens, recording what it got."""
+
+    name = "chatty"
+
+    def __init__(self) -> None:
+        self.requests: list[ChatRequest] = []
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        self.requests.append(request)
+        number = len(self.requests)
+        yield TextDelta(text=f"Answer {number}: " + "noted and understood, " * 30)
+        yield Done()
+
+    async def aclose(self) -> None:
+        pass
+
+
+def _filler(turn: int) -> str:
+    return f"Turn {turn}: remember the word marker{turn}. " + "context padding words " * 35
+
+
+@pytest.mark.parametrize("window", [4_000, 8_000, 16_000])
+async def test_a_ten_turn_session_in_a_small_window_always_sends_the_last_turns(calc, window):
+    model = Chatty()
+    session = AgentSession.open(
+        LaunchOptions(path=calc, model="offline", context_limit=window), env={},
+        provider=model)
+    try:
+        assert session.engine.settings.reserve < window // 4  # it scaled with the window
+        for turn in range(1, 11):
+            finished = await session.send(_filler(turn))
+            assert finished.error is None, finished.error
+    finally:
+        await session.aclose()
+    assert len(model.requests) == 10
+    for turn, request in enumerate(model.requests, 1):
+        sent = "\n".join(m.content for m in request.messages)
+        recent = range(max(1, turn - 2), turn + 1)
+        assert all(f"marker{n}." in sent for n in recent), (window, turn)
+        assert all(f"Answer {n}:" in sent for n in range(max(1, turn - 2), turn)), (window, turn)
+        assert request.max_tokens <= window // 6
+
+
+async def test_a_window_too_small_for_the_tools_is_refused_naming_the_numbers(calc):
+    with pytest.raises(ConfigError) as refused:
+        AgentSession.open(LaunchOptions(path=calc, model="offline", context_limit=1_000),
+                          env={}, provider=Chatty())
+    message = str(refused.value)
+    assert "1,000 tokens is too small" in message and "system prompt and tools take" in message
+    assert "at least" in message

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +109,12 @@ class LoopbackServer:
     def __init__(self) -> None:
         self.replies: list[Reply] = []
         self.requests: list[Received] = []
+        self.routes: dict[tuple[str, str], Reply | Callable[[Received], Reply]] = {}
+        """Fixed answers by (method, path), for a server's side doors (`/props`,
+        `/tokenize`, `/v1/models`): they neither use nor count towards the script."""
+        self.side_requests: list[Received] = []
+        self.script_path: str | None = None
+        """When set, only this path plays the script; other paths not routed get a 404."""
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -152,6 +159,14 @@ class LoopbackServer:
         try:
             request = await self._read_request(reader)
             if request is None:
+                return
+            route = self.routes.get((request.method, request.path))
+            if route is not None or (self.script_path is not None
+                                     and request.path != self.script_path):
+                self.side_requests.append(request)
+                if callable(route):
+                    route = route(request)
+                await self._send(route or json_reply(404, {"error": "not found"}), writer)
                 return
             self.requests.append(request)
             reply = self.replies[min(len(self.requests), len(self.replies)) - 1]
