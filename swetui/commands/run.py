@@ -34,6 +34,7 @@ from swetui.agent import (
 from swetui.agent.api import Usage, usage_line
 from swetui.agent.icons import tool_icon
 from swetui.agent.policy import protection
+from swetui.engine.events import EngineNotice
 from swetui.interrupts import EXIT_INTERRUPTED, run_interruptibly
 from swetui.options import LaunchOptions
 from swetui.providers import ProviderConfigError
@@ -114,6 +115,9 @@ class Printer:
         elif isinstance(event, CompactionNotice):
             self.enter("tool")
             out.write(self.style(f"compaction: {one_line(event.message)}\n", "33"))
+        elif isinstance(event, EngineNotice) and event.level == "info":
+            self.enter("tool")
+            out.write(self.style(f"note: {one_line(event.message)}\n", "2"))
         out.flush()
 
     def finish(self, finished: TurnFinished) -> None:

@@ -214,7 +214,7 @@ class BudgetGauge(Widget):
     def summary(self) -> str:
         """The gauge's headline as plain text (what a screen reader or a test reads)."""
         budget = self.budget
-        return (f"{format_tokens(budget.total)} / {format_tokens(budget.limit)} "
+        return (f"{format_tokens(budget.counted)} / {format_tokens(budget.limit)} "
                 f"· {budget.percent:.1f}%")
 
     @property
@@ -230,14 +230,18 @@ class BudgetGauge(Widget):
         servers = 0
         if self.servers:
             servers = 1 if self.is_compact else min(len(self.servers), MAX_SERVER_LINES + 1)
-        return rows + servers + (1 if self.budget.measured is not None else 0)
+        return rows + servers + (1 if self._has_measure_line else 0)
+
+    @property
+    def _has_measure_line(self) -> bool:
+        return self.budget.measured is not None or self.budget.calibration is not None
 
     def render(self) -> Text:
         width = max(self.content_size.width, 10)
         lines = [self._headline(width), self._bar(width)]
         if not self.is_compact:
             lines.append(self._threshold_line(width))
-        if self.budget.measured is not None:
+        if self._has_measure_line:
             lines.append(self._measured_line(width))
         if self.is_compact:
             rows = self.budget.layers
@@ -265,7 +269,9 @@ class BudgetGauge(Widget):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("Context ", self._style("label"))
         total_style = self._style("threshold" if budget.needs_compaction else "total")
-        text.append(f"{format_tokens(budget.total)}", total_style)
+        # The calibrated figure when the model's tokenizer is known (≈ marks it).
+        counted = "≈" if budget.calibrated_total is not None else ""
+        text.append(f"{counted}{format_tokens(budget.counted)}", total_style)
         text.append(f" / {format_tokens(budget.limit)}", self._style("label"))
         percent = f"{budget.percent:.1f}%"
         if budget.needs_compaction:
@@ -306,14 +312,18 @@ class BudgetGauge(Widget):
 
     def _measured_line(self, width: int) -> Text:
         budget = self.budget
-        assert budget.measured is not None
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("measured ", self._style("label"))
-        text.append(format_tokens(budget.measured), self._style("measured"))
+        if budget.measured is not None:
+            text.append("measured ", self._style("label"))
+            text.append(format_tokens(budget.measured), self._style("measured"))
         if budget.calibrated_total is not None:
-            text.append(" · calibrated ", self._style("label"))
+            if budget.measured is not None:
+                text.append(" · ", self._style("label"))
+            text.append("calibrated ", self._style("label"))
             text.append(format_tokens(budget.calibrated_total), self._style("measured"))
             ratio = f" ×{budget.calibration:.2f}"
+            if budget.calibration_source and budget.calibration_source != "usage":
+                ratio += " (server tokenizer)"
             if text.cell_len + len(ratio) <= width:
                 text.append(ratio, self._style("label"))
         text.truncate(width)
