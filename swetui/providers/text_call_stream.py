@@ -109,9 +109,9 @@ class TextCallFilter:
         if found is None:
             return self._text_events(self._release())
         residue = found.text
-        if self.shown:
-            own = find_text_calls(self.held, self.tools)
-            residue = own.text if own is not None else ""
+        if self.shown:  # the prose before the tags is on screen already: the rest of it
+            prefix = self.shown.lstrip()
+            residue = found.text[len(prefix):] if found.text.startswith(prefix) else ""
         self.held = ""
         events: list[ProviderEvent] = list(self._text_events(residue))
         for offset, call in enumerate(found.calls):

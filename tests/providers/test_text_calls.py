@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.providers.events import TextDelta, ToolCallEnd
+from swetui.providers.text_call_stream import TextCallFilter
 from swetui.providers.text_calls import (
     TextCall,
     find_text_calls,
@@ -130,3 +132,38 @@ def test_the_prompt_names_every_tool_and_the_format():
     assert "<tool_call>" in prompt and "</tool_call>" in prompt
     for tool in TOOL_SCHEMAS:
         assert f"- {tool.name}:" in prompt
+
+
+def _stream(text: str, cuts: list[int]) -> tuple[str, list[ToolCallEnd]]:
+    """`text` through the streaming filter, cut at `cuts`: what is shown and the calls."""
+    held = TextCallFilter(TOOL_SCHEMAS)
+    shown = []
+    points = sorted({0, len(text), *(cut % (len(text) + 1) for cut in cuts)})
+    for start, end in zip(points, points[1:], strict=False):
+        shown.append(held.text(text[start:end]))
+    events = held.finish(0)
+    shown.extend(e.text for e in events if isinstance(e, TextDelta))
+    return "".join(shown), [e for e in events if isinstance(e, ToolCallEnd)]
+
+
+ANSWERS = st.one_of(
+    SAFE_TEXT,
+    st.builds(lambda c, f: _write(_as_json(c, 0), f), _calls(), st.integers(0, 3)),
+    st.builds(lambda p, c, a: f"{p}\n{render_call(c.name, c.arguments)}{a}",
+              SAFE_TEXT.filter(lambda t: "`" not in t and "<" not in t), _calls(),
+              SAFE_TEXT.filter(lambda t: "`" not in t and "<" not in t)),
+    st.builds(lambda p, c: f"{p}\n```xml\n{render_call(c.name, c.arguments)}\n```", SAFE_TEXT,
+              _calls()),
+)
+
+
+@given(ANSWERS, st.lists(st.integers(0, 400), max_size=8))
+def test_streaming_in_any_pieces_finds_what_the_whole_answer_holds(text, cuts):
+    shown, ends = _stream(text, cuts)
+    found = find_text_calls(text, TOOL_SCHEMAS)
+    if found is None:
+        assert shown == text and not ends  # nothing held back for good, nothing invented
+    else:
+        assert [TextCall(e.name, e.arguments or {}) for e in ends] == list(found.calls)
+        assert "<tool_call>" not in shown and '"arguments"' not in shown
+        assert shown.strip() == found.text
