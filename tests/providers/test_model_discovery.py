@@ -12,7 +12,7 @@ from swetui.agent.session import AgentSession
 from swetui.options import LaunchOptions
 from swetui.providers.errors import ProviderConfigError
 from swetui.providers.registry import create_provider
-from tests.providers.loopback import LoopbackServer, json_reply
+from tests.providers.loopback import json_reply
 
 MODELS = {"object": "list", "data": [
     {"id": "smollm2-135m-instruct", "object": "model", "owned_by": "me"},
