@@ -87,7 +87,9 @@ class LocalModelSetup:
         problem = too_small(self.engine)
         if problem:
             return problem
-        if server is not None:
+        if server is not None and self.engine.calibration() is None:
+            # Once known (remembered, or from reported usage, which also counts the chat
+            # template), the model is not asked again.
             await self._calibrate(server)
         return None
 

@@ -82,8 +82,10 @@ async def test_the_window_and_the_calibration_come_from_llama_server(server, rep
     again = open_session(repo, llama_cpp(server))
     try:
         assert again.engine.calibration() == pytest.approx(1.25, abs=0.02)
+        await again.send("hello again")
     finally:
         await again.aclose()
+    assert len([r for r in server.side_requests if r.path == "/tokenize"]) == 1
     assert CalibrationStore().get("openai:local") is not None
 
 

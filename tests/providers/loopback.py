@@ -103,6 +103,12 @@ class Received:
         return json.loads(self.body)
 
 
+SIDE_DOORS = frozenset({("GET", "/props"), ("POST", "/tokenize"), ("POST", "/extras/tokenize"),
+                        ("POST", "/api/show"), ("GET", "/api/tags"), ("GET", "/v1/models")})
+"""What swetui asks a local server besides chat (its window, token counts, models): a 404
+unless a test routes it, and never an answer from the script."""
+
+
 class LoopbackServer:
     """An asyncio HTTP server answering with scripted replies."""
 
@@ -161,8 +167,8 @@ class LoopbackServer:
             if request is None:
                 return
             route = self.routes.get((request.method, request.path))
-            if route is not None or (self.script_path is not None
-                                     and request.path != self.script_path):
+            if route is not None or (request.method, request.path) in SIDE_DOORS or (
+                    self.script_path is not None and request.path != self.script_path):
                 self.side_requests.append(request)
                 if callable(route):
                     route = route(request)
