@@ -186,7 +186,11 @@ class Transcript(VerticalScroll):
             kind = "done"
         line.append(f" in {format_duration(event.duration)}")
         up, down = format_tokens(event.input_tokens), format_tokens(event.output_tokens)
-        line.append(f" · ↑{up} ↓{down}", style="dim")
+        # The server reported no usage (llama.cpp's streams never do): say these are guesses.
+        estimated = event.usage is not None and not event.usage.measured
+        approx = "~" if estimated else ""
+        line.append(f" · ↑{approx}{up} ↓{approx}{down}" + (" (estimated)" if estimated else ""),
+                    style="dim")
         self._add(CompletionLine(line, kind=kind))
 
     def replay(self, events: Iterable[AgentEvent]) -> None:
