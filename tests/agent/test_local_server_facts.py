@@ -11,10 +11,11 @@ import pytest
 from swetui.agent.calibrations import CalibrationStore
 from swetui.agent.session import AgentSession
 from swetui.engine.budget import BudgetSettings, make_budget
-from swetui.engine.events import EngineNotice
+from swetui.engine.events import CompactionFinished, EngineNotice
 from swetui.engine.items import Layer
 from swetui.engine.tokens import TokenCounter
 from swetui.options import LaunchOptions
+from swetui.paths import user_config_file
 from swetui.providers.ollama import OllamaProvider
 from swetui.providers.openai import OpenAIProvider
 from tests.agent.test_local_models import said
@@ -148,3 +149,30 @@ def test_the_threshold_uses_the_calibrated_figure():
     assert not raw.needs_compaction and calibrated.needs_compaction
     assert calibrated.counted == 8_400 and calibrated.percent == pytest.approx(84.0)
     assert calibrated.free == 600
+
+
+async def test_the_calibrated_figure_triggers_compaction_where_the_estimate_would_not(
+        server, repo):
+    # The server's tokenizer counts 1.6 tokens per estimated one: by its count the request
+    # passes the threshold long before swetui's estimate does.
+    server.routes[("POST", "/tokenize")] = tokenizer(1.6, "content")
+    config = user_config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('compaction_model = "offline"\ncompaction_threshold = 0.5\n')
+    session = open_session(repo, llama_cpp(server), context_limit=6_000)
+    compactions: list[CompactionFinished] = []
+    session.bus.subscribe(compactions.append, CompactionFinished)
+    highest = 0
+    try:
+        for turn in range(8):
+            await session.send(f"turn {turn}: " + "explain the design in detail " * 40)
+            budget = session.engine.budget()
+            highest = max(highest, budget.total)
+            if compactions:
+                break
+    finally:
+        await session.aclose()
+    assert compactions, "no automatic compaction"
+    # Compacted while swetui's own estimate was still under the threshold (3,000).
+    assert highest < 3_000 and compactions[0].tokens_before < 3_000
+    assert session.engine.budget().calibration == pytest.approx(1.6, abs=0.03)
