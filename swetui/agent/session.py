@@ -21,9 +21,9 @@ from swetui.agent.compacting import SessionCompaction
 from swetui.agent.event_log import EventLog
 from swetui.agent.events import PendingAction
 from swetui.agent.interrupted_writes import WriteRecovery
+from swetui.agent.local_model import LocalModelSetup, too_small
 from swetui.agent.mcp.servers import McpServers
 from swetui.agent.mcp.status import ServerStatus
-from swetui.agent.local_model import LocalModelSetup, too_small
 from swetui.agent.notes import SessionNotes
 from swetui.agent.stats import SessionStats, session_stats
 from swetui.agent.summarizer import Summarizer
