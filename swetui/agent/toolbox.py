@@ -12,27 +12,26 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 from swetui.agent.approvals import ApprovalQueue
+from swetui.agent.command_runner import CommandRunner
 from swetui.agent.diffs import apply_hunks, compute_hunks, diff_stats, unified_diff
 from swetui.agent.events import (
     ApprovalDecided,
-    CommandStarted,
     DecidedBy,
     Decision,
     EditUndone,
     ModeChanged,
     PendingAction,
     RulesChanged,
-    new_action_id,
 )
 from swetui.agent.mcp.calls import mcp_action
 from swetui.agent.mcp.names import TOOL_SEARCH
 from swetui.agent.mcp.servers import McpServers
 from swetui.agent.policy import Policy, PolicyDecision
-from swetui.agent.rules import RuleBook, first_words
+from swetui.agent.redaction import carries_redaction, redacted
+from swetui.agent.rules import RuleBook
 from swetui.agent.sandbox import Sandbox, SandboxStatus, probe_in_background
 from swetui.agent.tools import files, readers
 from swetui.agent.tools.base import (
@@ -49,15 +48,12 @@ from swetui.agent.tools.base import (
     parse_arguments,
 )
 from swetui.agent.tools.checkpoints import Checkpoints
-from swetui.agent.tools.commands import CommandReader
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
-from swetui.agent.tools.shell import MAX_TIMEOUT, run_command
 from swetui.agent.tools.workspace import ReadLedger, WorkspaceFiles
 from swetui.config import ConfigError, Mode, Settings
 from swetui.engine.bus import EventBus
 from swetui.engine.events import EngineNotice
 from swetui.messages import ToolCall, ToolSchema
-from swetui.secrets import STORE, redact
 
 log = logging.getLogger(__name__)
 
@@ -80,16 +76,26 @@ class Toolbox:
         self.rules = rules or RuleBook(self.root)
         self.checkpoints = checkpoints if checkpoints is not None else Checkpoints(self.root)
         self.policy = Policy(mode or settings.mode)
-        self.sandbox = Sandbox(self.root, enabled=settings.sandbox != "off",
-                               network=settings.sandbox_network)
-        if self.sandbox.enabled:
+        sandbox = Sandbox(self.root, enabled=settings.sandbox != "off",
+                          network=settings.sandbox_network)
+        if sandbox.enabled:
             probe_in_background()
+        self.commands = CommandRunner(self.root, settings, sandbox, bus, queue, self._decide)
         self._recall = recall
         self.mcp = mcp
 
     def close(self) -> None:
         """Remove the sandbox's private temp directory."""
         self.sandbox.close()
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """Where commands run confined (the command runner's)."""
+        return self.commands.sandbox
+
+    @sandbox.setter
+    def sandbox(self, sandbox: Sandbox) -> None:
+        self.commands.sandbox = sandbox
 
     @property
     def sandbox_status(self) -> SandboxStatus:
@@ -161,7 +167,7 @@ class Toolbox:
         if isinstance(args, WriteFileArgs):
             return files.prepare_write(self.workspace, self.ledger, call, args)
         if isinstance(args, BashArgs):
-            return self._prepare_bash(call, args)
+            return self.commands.prepare(call, args)
         raise ToolError(f"{call.name} does not need approval", summary="nothing to approve")
 
     # -- running -------------------------------------------------------------------------
@@ -296,7 +302,7 @@ class Toolbox:
                                 summary="no MCP servers")
             return await self.mcp.call(action.call.name, dict(action.call.arguments))
         if action.kind == "bash":
-            return await self._apply_bash(action, decision)
+            return await self.commands.apply(action, decision)
         old, proposed = action.old_content or "", action.new_content or ""
         notes: list[str] = []
         kept = [hunk.index for hunk in action.hunks]
@@ -361,65 +367,6 @@ class Toolbox:
         lines += [action.hunks[index].text() for index in rejected]
         return "\n".join(lines)
 
-    def _prepare_bash(self, call: ToolCall, args: BashArgs) -> PendingAction:
-        limit = max(self.settings.bash_timeout, MAX_TIMEOUT)
-        timeout = min(args.timeout or self.settings.bash_timeout, limit)
-        command = args.command
-        short = command if len(command) <= 80 else command[:79] + "…"
-        return PendingAction(
-            call=call, kind="bash", command=command, cwd=str(self.root), timeout=timeout,
-            protected=CommandReader(str(self.root)).danger(command),
-            rule_hint=first_words(command), summary=f"run: {short}",
-        )
-
-    async def _apply_bash(self, action: PendingAction, decision: Decision) -> ToolResult:
-        command = (decision.edited or "").strip() or action.command or ""
-        unconfined = decision.unconfined or action.sandbox_denied is not None
-        result = await self._run_bash(action, command, confine=not unconfined)
-        denied = result.data.get("sandbox_denied")
-        if denied and not unconfined:
-            result = await self._offer_unconfined(action, command, str(denied), result)
-        notes = []
-        if command != action.command:
-            notes.append("The user changed the command before running it.")
-        if unconfined and action.sandbox_denied is None:
-            notes.append("The user chose to run this command outside the sandbox.")
-        content = "\n".join([*notes, result.content])
-        data = {**result.data, "action_id": action.id, "command": command}
-        return result.model_copy(update={"content": content, "data": data})
-
-    async def _run_bash(self, action: PendingAction, command: str, *,
-                        confine: bool) -> ToolResult:
-        timeout = action.timeout or self.settings.bash_timeout
-        confined = confine and self.sandbox.available
-        self.bus.publish(CommandStarted(action_id=action.id, call_id=action.call.id,
-                                        command=command, confined=confined))
-        return await run_command(command, str(self.root), timeout, sandbox=self.sandbox,
-                                 confine=confined)
-
-    async def _offer_unconfined(self, action: PendingAction, command: str, denied: str,
-                                confined: ToolResult) -> ToolResult:
-        """The sandbox blocked something: ask whether to run it outside, never assume."""
-        short = command if len(command) <= 60 else command[:59] + "…"
-        offer = action.model_copy(update={
-            "id": new_action_id(), "command": command, "sandbox_denied": denied,
-            "protected": "runs outside the sandbox", "summary": f"run unconfined: {short}",
-            "created_at": datetime.now(UTC)})
-        verdict = self._decide(offer)
-        if verdict.verdict == "deny":
-            return confined
-        decision = await self.queue.submit(offer)
-        if not decision.approved:
-            why = f": {decision.reason}" if decision.reason else ""
-            return confined.model_copy(update={
-                "content": f"{confined.content}\n[the user declined to run it outside the "
-                           f"sandbox{why}]"})
-        command = (decision.edited or "").strip() or command
-        result = await self._run_bash(offer, command, confine=False)
-        return result.model_copy(update={
-            "content": f"The sandbox blocked the first run ({denied}); the user approved "
-                       f"running it outside the sandbox.\n{result.content}"})
-
     async def _recall_exchange(self, args: RecallArgs) -> ToolResult:
         if self._recall is None:
             raise ToolError("recall is not available in this session (no archive).",
@@ -436,32 +383,3 @@ class Toolbox:
         return ToolResult(content=str(text), summary=f"recalled {args.id} ({args.form})",
                           data={"id": args.id, "form": args.form})
 
-
-def _redact_value(value: object) -> object:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {key: _redact_value(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redact_value(item) for item in value]
-    return value
-
-
-def redacted(result: ToolResult) -> ToolResult:
-    """`result` with known secret values replaced by `[redacted: NAME]` in its content,
-    summary and data: what the model, the screen and the logs get."""
-    update = {"content": redact(result.content), "summary": redact(result.summary),
-              "data": _redact_value(result.data)}
-    if update == {"content": result.content, "summary": result.summary, "data": result.data}:
-        return result
-    return result.model_copy(update=update)
-
-
-def carries_redaction(action: PendingAction) -> bool:
-    """True when a restored action holds a redaction label of a secret known now."""
-    labels = STORE.labels()
-    if not labels:
-        return False
-    text = "\n".join(str(part) for part in (action.command, action.new_content,
-                                             action.call.arguments))
-    return any(label in text for label in labels)
