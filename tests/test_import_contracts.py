@@ -11,6 +11,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,3 +78,14 @@ def test_every_top_level_module_is_named_by_a_contract():
     top_level = {f"swetui.{p.stem}" for p in package.glob("*.py") if p.name != "__init__.py"}
     top_level |= {f"swetui.{p.parent.name}" for p in package.glob("*/__init__.py")}
     assert top_level - named == set(), "add these modules to [tool.importlinter] in pyproject.toml"
+
+
+def test_the_contracts_see_every_module():
+    """A folder without `__init__.py` is a namespace package: grimp (so every contract above)
+    and the wheel's package list would both leave its modules out."""
+    graph = grimp.build_graph("swetui", cache_dir=None)
+    on_disk = set()
+    for path in (ROOT / "swetui").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        on_disk.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    assert on_disk - set(graph.modules) == set(), "add an __init__.py to their folders"
