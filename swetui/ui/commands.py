@@ -20,6 +20,7 @@ from swetui.agent import Session
 from swetui.engine.files import read_error
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 from swetui.text import one_line, terminal_safe
+from swetui.ui.compaction_preview import CompactionPreview, compact_after_preview
 from swetui.ui.mcp_command import run_mcp
 from swetui.ui.widgets.status import format_tokens
 from swetui.ui.widgets.transcript import Transcript
@@ -35,7 +36,8 @@ class SlashCommand:
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("compact", "[how]", "compact the context now (optionally: what to keep)"),
+    SlashCommand("compact", "[how]", "preview a compaction (optionally: what to keep); "
+                 "enter commits"),
     SlashCommand("context", "", "what the next request contains, per layer"),
     SlashCommand("init", "", "write SWETUI.md, the project memory"),
     SlashCommand("notes", "", "show the session notes"),
@@ -58,7 +60,8 @@ KEYS_HELP = (
     ("↑ ↓", "prompt history (at the first / last line)"),
     ("tab / shift+tab", "next / previous pane"),
     ("F2 F3 F4 F5 F6", "transcript, gauge, inspector, approvals, prompt"),
-    ("F7", "show / hide the right column"),
+    ("F7", "show / hide the right column (narrow: transcript ⇄ side pane)"),
+    ("F8", "maximise the focused pane / restore"),
     ("esc", "interrupt the turn"),
     ("ctrl+p", "command palette: every action, themes, modes"),
     ("ctrl+q", "quit"),
@@ -133,7 +136,10 @@ class SlashCommands:
             self.screen.transcript.error(f"/{name}: {exc}")
 
     async def cmd_compact(self, argument: str) -> None:
-        await self.session.compact(trigger="manual", instructions=argument or None)
+        outcome = await compact_after_preview(self.screen.app, self.session, trigger="manual",
+                                              instructions=argument or None)
+        if outcome == "cancelled":
+            self.say(CompactionPreview.CANCELLED)
 
     def cmd_context(self, _: str) -> None:
         engine = self.session.engine

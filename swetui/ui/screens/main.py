@@ -37,7 +37,9 @@ from swetui.trust import trust_state
 from swetui.trust_review import applies_after_trust, review, trust_reviewed
 from swetui.ui.bridge import EventBridge, SessionEvent, StreamText
 from swetui.ui.commands import MODES, SlashCommands, completion_entries
+from swetui.ui.compaction_preview import CompactionPreview, compact_after_preview
 from swetui.ui.screens.approval_lines import decision_line
+from swetui.ui.screens.layout import size_classes, too_small_hint
 from swetui.ui.screens.modals import open_modal
 from swetui.ui.screens.trust_review import TrustReview
 from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
@@ -49,7 +51,6 @@ from swetui.ui.widgets.status import TurnStatus
 from swetui.ui.widgets.transcript import Transcript
 from swetui.ui.widgets.transcript_entries import TOOL_VERBS
 
-MIN_WIDTH, MIN_HEIGHT = 60, 16
 _AT_PATH = re.compile(r"(?:^|(?<=\s))@(\S+)")
 WELCOME = Text.assemble(("swetui", "bold"), " · type a request below and press enter · ",
                         ("/", "bold"), " commands · ", ("@", "bold"), " add a file · ",
@@ -113,7 +114,6 @@ class WorkspaceScreen(Screen[None]):
         self.transcript.border_title = "Transcript"
         self.gauge.border_title = "Budget"
         self.inspector.border_title = "Context"
-        self.approvals.border_title = "Approvals"
         header = self.header
         header.workspace = short_path(self.session.workspace.root)
         header.model = self.session.model
@@ -193,7 +193,21 @@ class WorkspaceScreen(Screen[None]):
         self.action_focus_pane("approvals")
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        self.header.show_badge = not self._within(event.widget, self.approvals)
+        approving = self._within(event.widget, self.approvals)
+        self.header.show_badge = not approving
+        self.query_one("#sidebar").set_class(approving, "-approving")
+        side = [pane for pane in (self.gauge, self.inspector, self.approvals)
+                if self._within(event.widget, pane)]
+        if side or not self._within(event.widget, self.query_one("#sidebar")):
+            self._show_side(side[0] if side else None)
+
+    def _show_side(self, pane: Widget | None) -> None:
+        """One column at a time on a narrow terminal: `pane` of the right column, or (None)
+        the transcript. (Wide, both show; the classes only matter under `-single`.)"""
+        self.query_one("#body").set_class(pane is not None, "-side")
+        if pane is not None:
+            for other in (self.gauge, self.inspector, self.approvals):
+                other.set_class(other is not pane, "-offstage")
 
     @staticmethod
     def _within(widget: Widget, ancestor: Widget) -> bool:
@@ -287,9 +301,16 @@ class WorkspaceScreen(Screen[None]):
         if pane != "prompt-input" and self.query_one("#sidebar").has_class("-hidden") \
                 and pane in ("gauge", "inspector", "approvals"):
             self.query_one("#sidebar").remove_class("-hidden")
-        self.query_one(f"#{pane}").focus()
+        target = self.query_one(f"#{pane}")
+        if target in (self.gauge, self.inspector, self.approvals):
+            self._show_side(target)  # shown before it is focused (a hidden pane cannot be)
+        target.focus()
 
     def action_toggle_sidebar(self) -> None:
+        if self.has_class("-single"):  # one column: F7 flips between the two
+            body_side = self.query_one("#body").has_class("-side")
+            (self.prompt.input if body_side else self.inspector).focus()
+            return
         sidebar = self.query_one("#sidebar")
         sidebar.toggle_class("-hidden")
         focused = self.focused
@@ -305,7 +326,11 @@ class WorkspaceScreen(Screen[None]):
             for pane in (self.transcript, self.gauge, self.inspector, self.approvals):
                 if self._within(self.focused, pane):
                     target = pane
-            self.maximize(target, container=False)
+            if target in (self.transcript, self.gauge, self.inspector, self.approvals):
+                # Every pane maximises, scroll containers too (Textual's own rule refuses).
+                self.maximized = target
+            else:
+                self.maximize(target, container=False)
 
     def set_mode(self, mode: str) -> None:
         self.session.set_mode(mode)
@@ -332,13 +357,19 @@ class WorkspaceScreen(Screen[None]):
     def _compact_selection(self, message: ContextInspector.CompactRequested) -> None:
         self._compact(list(message.item_ids))
 
-    @work(group="compaction", exit_on_error=False)
+    @work(group="compaction", exclusive=True, exit_on_error=False)
     async def _compact(self, item_ids: list[str]) -> None:
         try:
             # When nothing folds, the session itself says why (an EngineNotice).
-            await self.session.compact(trigger="selection", item_ids=item_ids)
+            outcome = await compact_after_preview(self.app, self.session, trigger="selection",
+                                                  item_ids=item_ids)
         except Exception as exc:
             self.transcript.error(f"compaction failed: {exc}")
+            return
+        if outcome == "cancelled":
+            self.transcript.notice(CompactionPreview.CANCELLED, "compaction")
+        elif outcome == "compacted":
+            self.inspector.action_clear_selection()  # those items are folded now
 
     # -- trust of what the workspace ships ---------------------------------------------------
 
@@ -377,19 +408,17 @@ class WorkspaceScreen(Screen[None]):
         self._check_size(event.size.width, event.size.height)
 
     def _check_size(self, width: int, height: int) -> None:
-        small = width < MIN_WIDTH or height < MIN_HEIGHT
-        was_small = self.has_class("-too-small")
+        classes = size_classes(width, height)
+        small, was_small = classes["-too-small"], self.has_class("-too-small")
         if small and not was_small:
             # Hiding the panes takes the focus away; give it back when the window grows.
             self._focus_before_small = self.focused
-        self.set_class(small, "-too-small")
+        for name, enabled in classes.items():
+            self.set_class(enabled, name)
         if was_small and not small:
             previous = getattr(self, "_focus_before_small", None)
             target = previous if previous is not None and previous.is_attached \
                 else self.prompt.input
             self.call_after_refresh(target.focus)
-        self.set_class(width < 110, "-narrow")
         if small:
-            self.query_one("#too-small", Static).update(
-                f"Terminal too small ({width}×{height}).\nswetui needs at least "
-                f"{MIN_WIDTH}×{MIN_HEIGHT}; enlarge the window.\nctrl+q quits.")
+            self.query_one("#too-small", Static).update(too_small_hint(width, height))

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from swetui.agent.approvals import ApprovalQueue, UnknownActionError
@@ -43,7 +43,6 @@ class ApprovalQueuePane(Widget):
     ApprovalQueuePane {
         height: 1fr;
         layout: vertical;
-        & > #approvals-title { color: $text-accent; text-style: bold; padding: 0 1; }
         & > OptionList, & > OptionList:focus {
             height: auto;
             max-height: 7;
@@ -53,6 +52,8 @@ class ApprovalQueuePane(Widget):
         & > OptionList.-empty { height: 0; }
     }
     """
+
+    ALLOW_MAXIMIZE = True  # F8 on its list maximises the whole pane, diff included
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve"),
@@ -66,6 +67,11 @@ class ApprovalQueuePane(Widget):
         Binding("],j", "next_hunk", "Next hunk", show=False),
         Binding("[,k", "previous_hunk", "Previous hunk", show=False),
         Binding("b", "batch_review", "Batch review"),
+        # Page keys scroll the diff, not the (short) list of actions: priority over the list.
+        Binding("pagedown,ctrl+d", "scroll_preview(1)", "Scroll diff", show=False,
+                priority=True),
+        Binding("pageup,ctrl+u", "scroll_preview(-1)", "Scroll diff up", show=False,
+                priority=True),
     ]
 
     class CountChanged(Message):
@@ -95,7 +101,6 @@ class ApprovalQueuePane(Widget):
         self._count: int | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("Approvals", id="approvals-title")
         yield OptionList(id="approvals-list")
         yield ActionPreview(id="approvals-preview")
 
@@ -128,8 +133,8 @@ class ApprovalQueuePane(Widget):
             option_list.highlighted = min(highlighted, len(actions) - 1) if actions else None
         option_list.set_class(not actions, "-empty")
         count = len(actions)
-        title = f"Approvals · {count} pending" if count else "Approvals"
-        self.query_one("#approvals-title", Static).update(title)
+        # The count goes in the pane's own border title: one title, not a second one inside.
+        self.border_title = f"Approvals · {count} pending" if count else "Approvals"
         if changed or current is None:
             self._preview()
         if count != self._count:
@@ -280,6 +285,14 @@ class ApprovalQueuePane(Widget):
 
     def action_previous_hunk(self) -> None:
         self.preview.diff.go(-1)
+
+    def action_scroll_preview(self, pages: int) -> None:
+        """Scroll the diff (or the command) by a page, keeping the focus on the list."""
+        target = self.preview.diff if self.preview.diff.display else self.preview
+        if pages > 0:
+            target.scroll_page_down(animate=False)
+        else:
+            target.scroll_page_up(animate=False)
 
     def action_batch_review(self) -> None:
         """Review every pending action together, deciding each."""
