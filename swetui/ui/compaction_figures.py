@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from swetui.agent.api import CompactionPlan
+from swetui.engine.compaction import CompactionPlan
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from swetui.agent import Session
-from swetui.agent.api import CompactionPlan
+from swetui.engine.compaction import CompactionPlan
 from swetui.text import one_line
 from swetui.ui.compaction_figures import compaction_figures
 
@@ -90,7 +90,7 @@ class CompactionPreview(ModalScreen[bool]):
         self.dismiss(False)
 
 
-async def compact_after_preview(app: App[object], session: Session, *,
+async def compact_after_preview(app: App[None], session: Session, *,
                                 trigger: Literal["manual", "selection"],
                                 item_ids: list[str] | None = None,
                                 instructions: str | None = None) -> Outcome:
