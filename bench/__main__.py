@@ -9,7 +9,8 @@ import sys
 import traceback
 
 MODULES = ("bench_engine", "bench_compaction", "bench_watcher", "bench_streaming",
-           "bench_startup", "bench_sandbox", "bench_retrieval", "bench_mcp")
+           "bench_startup", "bench_sandbox", "bench_retrieval", "bench_mcp", "bench_symbol_map",
+           "bench_retrieval_quality")
 
 
 def main(argv: list[str] | None = None) -> int:

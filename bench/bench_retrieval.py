@@ -23,11 +23,11 @@ RUNS = 3
 PROMPT = 'read pkg7/mod3.py and find "needle_function"'
 
 
-def make_workspace(root: Path) -> Path:
-    for d in range(DIRS):
+def make_workspace(root: Path, dirs: int = DIRS, per_dir: int = FILES_PER_DIR) -> Path:
+    for d in range(dirs):
         folder = root / f"pkg{d}"
         folder.mkdir(parents=True)
-        for f in range(FILES_PER_DIR):
+        for f in range(per_dir):
             (folder / f"mod{f}.py").write_text(f"def func_{d}_{f}():\n    return {f}\n")
     (root / "pkg7" / "mod3.py").write_text("def needle_function():\n    return 1\n")
     return root

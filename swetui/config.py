@@ -120,6 +120,9 @@ class Settings(BaseModel):
     """Token budget of the running summary. Unset: a fortieth of the window, at most 300."""
     task_share: float = Field(default=0.20, ge=0.0, le=1.0)
     """Share of the window the task layer (just-in-time retrieval) may use."""
+    symbol_map: bool = True
+    """Build the workspace's symbol map in the background (retrieval by names, errors and
+    described behaviour, and the repository outline); off, retrieval greps instead."""
     max_read_lines: int = Field(default=2_000, ge=1)
     """Lines one `read_file` returns at most."""
     max_file_bytes: int = Field(default=256_000, ge=1_024)

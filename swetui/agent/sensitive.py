@@ -20,6 +20,13 @@ CREDENTIAL_NAMES = frozenset({
 })
 # Templates meant to be read and committed, not secrets.
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
+CREDENTIAL_STEMS = (".netrc", ".pgpass", ".git-credentials", ".htpasswd")
+"""Variants of these (`.netrc-nopassword`, `.pgpass.bak`) hold the same kind of secret."""
+SECRET_WORDS = frozenset({"secret", "secrets", "credential", "credentials"})
+DATA_SUFFIXES = frozenset({"env", "json", "yml", "yaml", "toml", "ini", "cfg", "conf", "txt",
+                           "properties", "xml", "config"})
+"""A name with a secret word is a secret file only as data (`prod.secret.json`), not as code
+(`secrets.py` is a module about secrets)."""
 
 
 def _parts(rel: str) -> tuple[str, ...]:
@@ -36,9 +43,20 @@ def is_secret_file(rel: str) -> bool:
         return True
     if name.endswith(KEY_SUFFIXES) or name.startswith(KEY_PREFIXES):
         return not name.endswith(".pub")
-    if name in CREDENTIAL_NAMES:
+    if name in CREDENTIAL_NAMES or name.startswith(CREDENTIAL_STEMS):
+        return True
+    if _secret_data(name):
         return True
     return any(part in CREDENTIAL_DIRS for part in parts[:-1])
+
+
+def _secret_data(name: str) -> bool:
+    """`secrets.env`, `prod.secret.json`, `db-credentials.yaml`, `app.env`."""
+    words = re.split(r"[._-]+", name)
+    suffix = words[-1] if len(words) > 1 else ""
+    if suffix == "env":
+        return True
+    return suffix in DATA_SUFFIXES and any(word in SECRET_WORDS for word in words[:-1])
 
 
 def protected_path_reason(rel: str | None) -> str | None:
@@ -59,7 +77,8 @@ def protected_path_reason(rel: str | None) -> str | None:
         return f"writes an environment file ({parts[-1]})"
     if name.endswith(KEY_SUFFIXES) or name.startswith(KEY_PREFIXES):
         return f"writes a key file ({parts[-1]})"
-    if name in CREDENTIAL_NAMES or any(part in CREDENTIAL_DIRS for part in lowered[:-1]):
+    if name in CREDENTIAL_NAMES or any(part in CREDENTIAL_DIRS for part in lowered[:-1]) \
+            or name.startswith(CREDENTIAL_STEMS) or _secret_data(name):
         return f"writes a credentials file ({rel})"
     return None
 

@@ -25,11 +25,13 @@ from swetui.agent.local_model import LocalModelSetup, too_small
 from swetui.agent.mcp.servers import McpServers
 from swetui.agent.mcp.status import ServerStatus
 from swetui.agent.notes import SessionNotes
+from swetui.agent.repository_map import RepositoryMap
 from swetui.agent.stats import SessionStats, session_stats
 from swetui.agent.summarizer import Summarizer
 from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.base import ToolResult
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.agent.tools.sensitive import is_secret_file
 from swetui.agent.tools.workspace import atomic_write
 from swetui.agent.transcript import rebuild_transcript
 from swetui.agent.turn import TurnLoop
@@ -87,6 +89,10 @@ class AgentSession:
             Summarizer(self.settings, self.env, lambda: (self.model, self.provider)))
         self.approvals = RestoredApprovals(self.queue, self.toolbox, self.engine, self.record)
         self.background = BackgroundTasks()
+        self.repo_map = RepositoryMap(
+            self.root, self.engine, exclude=is_secret_file, enabled=self.settings.symbol_map,
+            cache_path=workspace.paths.dir / "symbols" / "map.json"
+            if workspace.store.persistent else None)
         self._task: asyncio.Task[TurnFinished] | None = None
         logs = workspace.paths.logs / f"{workspace.session_id}.log" \
             if workspace.store.persistent else None
@@ -186,7 +192,8 @@ class AgentSession:
         await self.mcp.wait_started()
         loop = TurnLoop(text, engine=self.engine, bus=self.bus, record=self.record,
                         provider=self.provider, model=self.model, toolbox=self.toolbox,
-                        root=self.root, before_request=self._before_request)
+                        root=self.root, before_request=self._before_request,
+                        symbols=self.repo_map.index)
         self._task = asyncio.create_task(loop.run(), name="swetui-turn")
         try:
             finished = await asyncio.shield(self._task)
@@ -347,7 +354,9 @@ class AgentSession:
     async def watch(self) -> None:
         """Follow file changes until cancelled: items of changed files update at once
         (tool results that showed them turn stale). Run it in a background worker."""
-        watcher = WorkspaceWatcher(self.root, self.engine)
+        watcher = WorkspaceWatcher(
+            self.root, self.engine,
+            on_change=lambda rels: self.background.spawn(self.repo_map.changed(rels)))
         try:
             await watcher.run()
         finally:
@@ -356,6 +365,7 @@ class AgentSession:
     def start(self) -> None:
         """Start work deferred until an event loop runs (restored approvals)."""
         self.approvals.start()
+        self.repo_map.build(self.background.spawn)
         self.background.start()
 
     def start_servers(self) -> None:

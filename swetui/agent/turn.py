@@ -40,6 +40,7 @@ from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.payloads import AssistantPayload
 from swetui.engine.retrieval import retire_task_items, retrieve
 from swetui.engine.store import RecordEvent
+from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.messages import ToolCall
 from swetui.providers.base import Provider
 from swetui.providers.events import (
@@ -53,6 +54,8 @@ from swetui.providers.usage import NO_USAGE, Usage, estimated_usage
 from swetui.secrets import redact
 
 MAX_STEPS = 25
+SYMBOL_MAP_WAIT = 5.0
+"""How long the first request waits for the symbol map's first build (then it greps)."""
 """Model calls one turn may make before swetui stops it (a runaway tool loop)."""
 
 
@@ -96,7 +99,9 @@ class TurnLoop:
 
     def __init__(self, text: str, *, engine: ContextEngine, bus: EventBus,
                  record: RecordEvent, provider: Provider, model: str, toolbox: Toolbox,
-                 root: Path, before_request: Callable[[], Awaitable[object]]) -> None:
+                 root: Path, before_request: Callable[[], Awaitable[object]],
+                 symbols: Callable[[float], Awaitable[SymbolIndex | None]] | None = None,
+                 ) -> None:
         self.engine = engine
         self.bus = bus
         self.record = record
@@ -107,6 +112,8 @@ class TurnLoop:
         self.before_request = before_request
         """Runs before each model call (the session's automatic compaction); a message it
         returns refuses the call with that error."""
+        self.symbols = symbols
+        """The session's symbol map, awaited (up to a few seconds) by retrieval."""
         self.text = text
         self.turn = 0
         self.started = time.monotonic()
@@ -166,8 +173,10 @@ class TurnLoop:
 
     async def _retrieve(self) -> None:
         retire_task_items(self.engine, self.turn)
+        index = await self.symbols(SYMBOL_MAP_WAIT) if self.symbols is not None else None
         result = await asyncio.to_thread(retrieve, self.root, self.text, self.engine,
-                                         turn=self.turn, exclude=is_secret_file)
+                                         turn=self.turn, exclude=is_secret_file,
+                                         symbols=index)
         with self.engine.batch("retrieved for this request"):
             for item in result.items:
                 self.engine.add(item, reason="retrieved")

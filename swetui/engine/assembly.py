@@ -158,9 +158,15 @@ def process_history(state: AssemblyState) -> str:
     return f"{len(conversation)} messages in {len(state.turns)} turns, {len(digests)} digests"
 
 
+def _attribute(value: str) -> str:
+    """A value that stays one well-formed attribute (`grep "X"`, a path with a quote)."""
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;") \
+        .replace("\n", " ")
+
+
 def _context_block(item: ContextItem) -> str:
-    where = item.source.path or item.title
-    return f'<context id="{item.id}" kind="{item.kind.value}" source="{where}">\n' \
+    where = _attribute(item.source.path or item.title)
+    return f'<context id="{_attribute(item.id)}" kind="{item.kind.value}" source="{where}">\n' \
            f"{item.sent_text().rstrip()}\n</context>"
 
 

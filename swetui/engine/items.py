@@ -57,6 +57,8 @@ class ItemKind(StrEnum):
     ASSISTANT_MESSAGE = "assistant_message"
     TOOL_CALL = "tool_call"
     FILE = "file"
+    SPAN = "span"
+    """Part of a file retrieval attached: a definition and its neighbours."""
     GREP = "grep"
     LISTING = "listing"
 

@@ -16,11 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swetui.engine.already_sent import AlreadySent
 from swetui.engine.compaction.text import identifiers
 from swetui.engine.context import ContextEngine
 from swetui.engine.files import (
-    BUILD_DIRS,
-    TOOL_DIRS,
     file_kind,
     looks_binary,
     read_error,
@@ -28,21 +27,31 @@ from swetui.engine.files import (
 )
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.payloads import GrepPayload
+from swetui.engine.retrieval_spans import span_title, symbol_spans
 from swetui.engine.sources import read_workspace_text
+from swetui.engine.symbols.languages import language_of
+from swetui.engine.symbols.lookup import file_weight
+from swetui.engine.symbols.symbol_map import SymbolIndex
+from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 
-IGNORED_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui"}
 MAX_FILE_BYTES = 64_000
 """A named file is cut here (the task layer is ≤ 20% of the window)."""
 MAX_GREP_FILE_BYTES = 1_000_000
-MAX_SCAN_FILES = 20_000
 SCAN_SECONDS = 1.5
 """Grep stops after this long and says so: a request must not wait on a huge tree."""
 MAX_TERMS = 6
 GREP_THREADS = 8
 GREP_CHUNK = 256
 MAX_NAMED_FILES = 8
+MAX_NAMED_LINES = 1_000
+"""A named file longer than this is cut; what is sent says where and how to read on."""
+MAX_COUNT_BYTES = 32_000_000
+TASK_TOKENS = 51_200
+"""The task layer's budget when the engine has none (20% of a 256k window)."""
+FOUND_TOKENS = 8_000
+"""What the symbol map and grep may attach together: enough for a few definitions."""
 LISTING_LINES = 200
-TASK_KINDS = frozenset({ItemKind.FILE, ItemKind.GREP, ItemKind.LISTING})
+TASK_KINDS = frozenset({ItemKind.FILE, ItemKind.SPAN, ItemKind.GREP, ItemKind.LISTING})
 
 STOP_WORDS = frozenset("""
 a an and are as at be but by can could do does for from has have how i if in into is it its
@@ -54,8 +63,11 @@ show read find grep search list look fix change add make use run test tests chec
 _PATH = re.compile(r"(?<![\w./-])(?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,8}(?![\w/-])"
                    r"|(?<![\w./-])(?:[\w.-]+/)+[\w.-]*")
 _QUOTED = re.compile(r'"([^"\n]{2,80})"|`([^`\n]{2,80})`|(?<!\w)\'([^\'\n]{2,80})\'(?!\w)')
-_LISTING = re.compile(r"\b(list(ing)?\s+(the\s+|all\s+)?(files|dir|directories|folders)|"
-                      r"what'?s\s+in|structure|tree|\bls\b)", re.IGNORECASE)
+_LISTING = re.compile(
+    r"\b(list(ing)?\s+(the\s+|all\s+)?(files|dir|directories|folders)|what'?s\s+in\b|"
+    r"(project|repo|repository|directory|folder|file|source|code)\s+(structure|tree|layout)|"
+    r"(structure|layout|tree)\s+of\s+(the\s+|this\s+)?"
+    r"(project|repo|repository|directory|folder|code|workspace)|\bls\b)", re.IGNORECASE)
 
 
 @dataclass
@@ -67,49 +79,17 @@ class RetrievalResult:
     notes: list[str] = field(default_factory=list)
 
 
-def walk(root: Path, ignore: frozenset[str] = IGNORED_DIRS,
-         limit: int = MAX_SCAN_FILES) -> tuple[list[str], bool]:
-    """Workspace-relative posix paths of regular files (sorted per directory), and whether
-    the `limit` cut the walk short."""
-    found: list[str] = []
-    stack = [""]
-    while stack:
-        rel = stack.pop()
-        try:
-            entries = sorted(os.scandir(root / rel if rel else root), key=lambda e: e.name)
-        except OSError:
-            continue
-        subdirs = []
-        for entry in entries:
-            name = f"{rel}/{entry.name}" if rel else entry.name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in ignore:
-                        subdirs.append(name)
-                elif entry.is_file(follow_symlinks=False):
-                    found.append(name)
-                    if len(found) >= limit:
-                        return found, True
-            except OSError:
-                continue
-        stack.extend(reversed(subdirs))
-    return found, False
-
-
 def _inside(root: Path, candidate: str) -> Path | None:
     path = Path(os.path.realpath(root / candidate))
     real_root = Path(os.path.realpath(root))
     return path if path == real_root or real_root in path.parents else None
 
 
-def _sent_contents(engine: ContextEngine) -> dict[tuple[ItemKind, str], set[str]]:
-    """Contents of task items the next request already carries, by (kind, path/title)."""
-    sent: dict[tuple[ItemKind, str], set[str]] = {}
-    for item in engine:
-        if item.kind in TASK_KINDS and (item.pinned or item.state in (ItemState.INCLUDED,
-                                                                       ItemState.STALE)):
-            sent.setdefault((item.kind, item.source.path or item.title), set()).add(item.content)
-    return sent
+def _is_path(token: str, named: list[str]) -> bool:
+    """A path-like token that names a file or folder (`httpx/_client.py`, `README.md`), not
+    a dotted name (`Client.send`)."""
+    token = token.rstrip("/.,:;")
+    return "/" in token or any(rel == token or rel.endswith("/" + token) for rel in named)
 
 
 def search_terms(text: str, named: set[str]) -> list[str]:
@@ -132,15 +112,23 @@ def search_terms(text: str, named: set[str]) -> list[str]:
 def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hits: int = 10,
              max_file_bytes: int = MAX_FILE_BYTES, ignore: frozenset[str] = IGNORED_DIRS,
              max_files: int = MAX_SCAN_FILES, time_limit: float = SCAN_SECONDS,
-             exclude: Callable[[str], bool] | None = None) -> RetrievalResult:
-    """Read the files `text` names, grep its terms, list the tree when asked: new task-layer
-    items for `turn` (not yet added), never duplicating what the request already carries.
+             exclude: Callable[[str], bool] | None = None, symbols: SymbolIndex | None = None,
+             budget_tokens: int | None = None) -> RetrievalResult:
+    """Read the files `text` names, attach the definitions it needs from the symbol map
+    (named, raising a quoted error, or matching the behaviour it describes), grep what is
+    left, list the tree when asked: new task-layer items for `turn` (not yet added), within
+    `budget_tokens` (default: what the task layer's budget has left), never repeating what
+    the request already carries.
     Files for which `exclude(rel)` is true (secrets, as the agent decides) are never read."""
     root = Path(root)
     result = RetrievalResult()
-    sent = _sent_contents(engine)
+    sent = AlreadySent(engine)
     files: list[str] | None = None
     cut = False
+    if budget_tokens is None:
+        budget = engine.settings.layer_budget(Layer.TASK) or TASK_TOKENS
+        budget_tokens = budget - engine.budget().layer(Layer.TASK).tokens
+    room = budget_tokens
 
     def tree() -> list[str]:
         nonlocal files, cut
@@ -153,16 +141,25 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         return files
 
     def make(kind: ItemKind, title: str, content: str, path: str | None,
-             payload: GrepPayload | None = None) -> None:
-        key = (kind, path or title)
-        if content in sent.get(key, ()):
-            result.notes.append(f"{path or title} is already in context")
-            return
-        sent.setdefault(key, set()).add(content)
+             payload: GrepPayload | None = None) -> bool:
+        nonlocal room
+        key = path or title
+        if sent.has(kind, key, content) or (kind in (ItemKind.FILE, ItemKind.SPAN)
+                                            and sent.covers(content.splitlines()[1:])):
+            result.notes.append(f"{key} is already in context")
+            return False
+        cost = engine.counter.count(content)
+        if cost > room:
+            result.notes.append(f"{title} left out: {cost:,} tokens, {max(room, 0):,} left "
+                                "of the task budget")
+            return False
+        room -= cost
+        sent.add(kind, key, content)
         result.items.append(ContextItem(
             id=engine.new_id("r"), kind=kind, layer=Layer.TASK, title=title, content=content,
             origin=Origin.AUTO, source=Source(path=path, turn_id=f"t{turn}"),
             turn_created=turn, turn_last_used=turn, payload=payload))
+        return True
 
     named, directories = _named_paths(root, text, tree, result)
     if exclude is not None:
@@ -172,16 +169,31 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         named = [rel for rel in named if rel not in refused]
     for rel in named[:MAX_NAMED_FILES]:
         _read_named(root, rel, max_file_bytes, make, result)
-    terms = search_terms(text, set(named) | {m.group(0) for m in _PATH.finditer(text)})
+    paths = {m.group(0) for m in _PATH.finditer(text)}
+    found = 0
+    if symbols is not None:
+        prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
+        room_before = room
+        for span, body in symbol_spans(root, symbols, prose, near=named, exclude=exclude):
+            found += 1
+            if room_before - room + engine.counter.count(body) > FOUND_TOKENS:
+                result.notes.append(f"{span_title(span)} left out: retrieval's "
+                                    f"{FOUND_TOKENS:,}-token share is used")
+                continue
+            make(ItemKind.SPAN, span_title(span), body, span.path)
+    terms = [] if found else search_terms(text, set(named) | paths)
     if terms:
         hits, scanned, timed_out = grep(root, tree(), terms, max_hits, time_limit)
         if timed_out:
             result.notes.append(f"grep stopped after {time_limit:.1f}s ({scanned:,} files)")
-        quoted = ", ".join(f'"{term}"' for term in terms)
-        body = "\n".join(hits) if hits else "(no matches)"
-        make(ItemKind.GREP, f"grep {quoted}",
-             f"grep {quoted}: {len(hits)} hits (top {max_hits}; {scanned:,} files scanned)\n"
-             f"{body}", None, GrepPayload(terms=tuple(terms), hits=len(hits)))
+        quoted = ", ".join(f"'{term}'" for term in terms)
+        if hits:
+            make(ItemKind.GREP, f"grep {quoted}",
+                 f"grep {quoted}: {len(hits)} hits (top {max_hits}; {scanned:,} files "
+                 f"scanned; source first)\n" + "\n".join(hits), None,
+                 GrepPayload(terms=tuple(terms), hits=len(hits)))
+        else:
+            result.notes.append(f"grep {quoted}: no matches in {scanned:,} files")
     if _LISTING.search(text):
         base = directories[0] if directories else ""
         make(ItemKind.LISTING, f"listing of {base or '.'}", listing(tree(), base),
@@ -221,8 +233,10 @@ def _named_paths(root: Path, text: str, tree: Callable[[], list[str]],
     return named, directories
 
 
-def _read_named(root: Path, rel: str, max_bytes: int, make: Callable[..., None],
+def _read_named(root: Path, rel: str, max_bytes: int, make: Callable[..., bool],
                 result: RetrievalResult) -> None:
+    """A file the request names, whole when it fits, else its first lines and a note (in
+    what is sent) saying how many lines of how many are shown and how to read on."""
     try:
         loaded = read_workspace_text(root, rel, max_bytes)
     except OSError as exc:
@@ -232,7 +246,32 @@ def _read_named(root: Path, rel: str, max_bytes: int, make: Callable[..., None],
         result.notes.append(f"{rel}: binary file, not read")
         return
     note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
-    make(ItemKind.FILE, f"{rel}{note}", loaded.text, rel)
+    text = loaded.text
+    lines = text.splitlines()
+    cut_by_bytes = any(n.startswith("cut") for n in loaded.notes)
+    if cut_by_bytes or len(lines) > MAX_NAMED_LINES:
+        total = count_lines(root / rel)
+        shown = lines[:MAX_NAMED_LINES]
+        if cut_by_bytes and len(shown) > 1 and not text.endswith("\n"):
+            shown = shown[:-1]  # the cut fell inside a line: keep whole lines only
+        of = f"{total:,}" if total else "more"
+        how = (f"read_file(path={rel!r}, offset={len(shown) + 1})" if len(shown) < total
+               else f"a command such as `head -c`/`tail -c` on {rel!r} (its lines are long)")
+        text = "\n".join(shown) + (f"\n[{rel}: cut ({'; '.join(loaded.notes) or 'long file'}"
+                                    f"), lines 1-{len(shown):,} of {of} shown. Read on with "
+                                    f"{how}]")
+    make(ItemKind.FILE, f"{rel}{note}", text, rel)
+
+
+def count_lines(path: Path, limit: int = MAX_COUNT_BYTES) -> int:
+    """Lines of a file (0 when it cannot be read or is larger than `limit`)."""
+    try:
+        data, size = read_regular(path, limit + 1, follow_symlinks=False)
+    except OSError:
+        return 0
+    if size > limit:
+        return 0
+    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
 def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
@@ -245,8 +284,8 @@ def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
     deadline = time.perf_counter() + time_limit
     chunks = [files[start:start + GREP_CHUNK] for start in range(0, len(files), GREP_CHUNK)]
 
-    def scan(chunk: list[str]) -> tuple[list[tuple[int, str]], int, bool]:
-        found: list[tuple[int, str]] = []
+    def scan(chunk: list[str]) -> tuple[list[tuple[float, str]], int, bool]:
+        found: list[tuple[float, str]] = []
         for count, rel in enumerate(chunk):
             if time.perf_counter() > deadline:
                 return found, count, True
@@ -260,16 +299,17 @@ def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
             lower = data.lower()
             if not any(needle in lower for needle in needles):
                 continue
+            weight = grep_weight(rel)
             for number, line in enumerate(data.splitlines(), 1):
                 low = line.lower()
                 score = sum(2 if e in line else 1 for e, n in zip(exact, needles, strict=True)
                             if n in low)
                 if score:
                     shown = line.decode("utf-8", "replace").strip()[:200]
-                    found.append((-score, f"{rel}:{number}: {shown}"))
+                    found.append((-score * weight, f"{rel}:{number}: {shown}"))
         return found, len(chunk), False
 
-    scored: list[tuple[int, int, str]] = []
+    scored: list[tuple[float, int, str]] = []
     scanned, timed_out = 0, False
     with ThreadPoolExecutor(max_workers=GREP_THREADS) as pool:
         for found, count, stopped in pool.map(scan, chunks):
@@ -279,7 +319,13 @@ def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
     return _top(scored, max_hits), scanned, timed_out
 
 
-def _top(scored: list[tuple[int, int, str]], limit: int) -> list[str]:
+def grep_weight(rel: str) -> float:
+    """Source above tests above documentation and changelogs."""
+    weight = file_weight(rel)
+    return weight if language_of(rel) is not None else weight * 0.25
+
+
+def _top(scored: list[tuple[float, int, str]], limit: int) -> list[str]:
     return [hit for _score, _order, hit in sorted(scored)[:limit]]
 
 
@@ -309,7 +355,9 @@ def _summary(result: RetrievalResult, terms: list[str]) -> str:
     if files:
         parts.append("read " + ", ".join(p for p in files if p))
     for item in result.items:
-        if item.kind is ItemKind.GREP:
+        if item.kind is ItemKind.SPAN:
+            parts.append(item.title)
+        elif item.kind is ItemKind.GREP:
             hits = item.payload.hits if isinstance(item.payload, GrepPayload) else 0
             parts.append(f"{item.title} → {hits} hits")
         elif item.kind is ItemKind.LISTING:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from watchfiles import Change, awatch
@@ -144,12 +144,15 @@ class WorkspaceWatcher:
     """
 
     def __init__(self, root: Path, engine: ContextEngine, *, debounce_ms: int = 50,
-                 step_ms: int = 20, enabled: bool = True) -> None:
+                 step_ms: int = 20, enabled: bool = True,
+                 on_change: Callable[[list[str]], object] | None = None) -> None:
         self.root = Path(os.path.realpath(root))
         self.engine = engine
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
         self.enabled = enabled
+        self.on_change = on_change
+        """Told the workspace-relative paths of each batch (the symbol map follows them)."""
         self.running = False
         self._stop: asyncio.Event | None = None
         self._stopped = False
@@ -193,4 +196,6 @@ class WorkspaceWatcher:
                     touched += apply_change(self.engine, self.root, rel, deleted=deleted)
                 except Exception:  # one odd file must not stop the watcher
                     log.exception("could not apply a change to %s", rel)
+        if self.on_change is not None and latest:
+            self.on_change(list(latest))
         return touched

@@ -3,12 +3,13 @@ earlier turns' retrievals retired from the request."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from swetui.engine.context import ContextEngine
-from swetui.engine.items import ItemKind, ItemState, Layer, Origin
+from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.retrieval import retire_task_items, retrieve
 from tests.waiting import WAIT
 
@@ -138,3 +139,48 @@ def test_apostrophes_are_not_quotes_but_single_quoted_terms_are(repo):
     quoted = run(repo, "where is 'parse_args' defined?")
     grep = next(item for item in quoted.items if item.kind is ItemKind.GREP)
     assert grep.payload.terms == ("parse_args",)
+
+
+def test_a_long_named_file_is_cut_and_what_is_sent_says_so(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "big.py").write_text("".join(f"value_{n} = {n}\n" for n in range(3000)))
+    item = next(i for i in run(root, "read big.py").items if i.kind is ItemKind.FILE)
+    last = item.content.splitlines()[-1]
+    assert last == ("[big.py: cut (long file), lines 1-1,000 of 3,000 shown. Read on with "
+                    "read_file(path='big.py', offset=1001)]")
+    assert item.content.splitlines()[-2] == "value_999 = 999"
+
+
+def test_data_structure_is_no_request_for_a_listing(repo):
+    assert not [i for i in run(repo, "which data structure holds the config?").items
+                if i.kind is ItemKind.LISTING]
+    assert [i for i in run(repo, "show me the project structure").items
+            if i.kind is ItemKind.LISTING]
+
+
+def test_grep_puts_source_before_tests_before_changelogs(tmp_path):
+    root = tmp_path / "ws"
+    (root / "tests").mkdir(parents=True)
+    (root / "CHANGELOG.md").write_text("* shutdown_gracefully is new\n" * 3)
+    (root / "tests" / "test_app.py").write_text("def test_it():\n    shutdown_gracefully()\n")
+    (root / "app.py").write_text("def shutdown_gracefully():\n    pass\n")
+    grep = next(i for i in run(root, "find shutdown_gracefully").items
+                if i.kind is ItemKind.GREP)
+    hits = [line.split(":", 1)[0] for line in grep.content.splitlines()[1:]]
+    assert hits == ["app.py", "tests/test_app.py", "CHANGELOG.md", "CHANGELOG.md",
+                    "CHANGELOG.md"]
+
+
+def test_a_context_block_has_well_formed_attributes(repo):
+    engine = ContextEngine()
+    engine.add_many(run(repo, 'where is "parse_args" called?', engine).items)
+    engine.add(ContextItem(id="q", kind=ItemKind.FILE, layer=Layer.TASK,
+                           title='odd "name".py', content="x = 1",
+                           source=Source(path='odd "name".py')))
+    message = engine.assemble().request.messages[-1].content
+    headers = [line for line in message.splitlines() if line.startswith("<context ")]
+    assert len(headers) == 2
+    for header in headers:
+        assert re.fullmatch(r'<context id="[^"]*" kind="[^"]*" source="[^"]*">', header), header
+    assert 'source="odd &quot;name&quot;.py"' in message

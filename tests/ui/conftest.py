@@ -96,6 +96,7 @@ def make_app(demo: Path) -> AppFactory:
                                 context_limit=context_limit, resume=resume,
                                 continue_last=continue_last, watch=False)
         session = AgentSession.open(options, env={})
+        session.repo_map.enabled = False  # its outline would appear whenever its build ends
         record_events(session)
         return SweTuiApp(session, options=options, watch=False)
 

@@ -1,0 +1,138 @@
+"""Retrieval quality on real projects (httpx 0.28.1, click 8.1.8 from PyPI): for each
+labelled request of `retrieval_labels.json`, what retrieval attaches to the first request is
+judged against the labels (lines of the needed definitions, found with the standard
+library's `ast`, not with the symbol map under test).
+
+- precision: relevant blocks / blocks attached (a block is relevant when it shows a line of
+  a needed definition);
+- waste: tokens of irrelevant blocks / tokens attached;
+- recall: needed files of which a needed part was attached / needed files;
+- empty: requests with nothing attached.
+
+Baseline from the same run: the same retrieval without the symbol map (what swetui did
+before it: named files, grep of quoted terms and identifiers, listings).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.common import entry
+from bench.retrieval_projects import Needed, labels, needed, project_root
+from swetui.engine.context import ContextEngine
+from swetui.engine.items import ContextItem, ItemKind
+from swetui.engine.retrieval import retrieve
+from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from swetui.engine.tokens import TokenCounter
+
+_NUMBERED = re.compile(r"^\s*(\d+)\t", re.MULTILINE)
+_GREP_HIT = re.compile(r"^([^\s:][^:]*):(\d+): ", re.MULTILINE)
+COUNTER = TokenCounter()
+
+
+@dataclass
+class Score:
+    blocks: int = 0
+    relevant: int = 0
+    tokens: int = 0
+    wasted: int = 0
+    files: int = 0
+    files_found: int = 0
+    requests: int = 0
+    empty: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, other: Score) -> None:
+        for name in ("blocks", "relevant", "tokens", "wasted", "files", "files_found",
+                     "requests", "empty"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.misses += other.misses
+
+
+def shown(item: ContextItem, root: Path) -> list[tuple[str, int]]:
+    """(path, line) pairs a block shows to the model."""
+    if item.kind is ItemKind.GREP:
+        return [(m.group(1), int(m.group(2))) for m in _GREP_HIT.finditer(item.content)]
+    path = item.source.path or ""
+    numbers = [int(m.group(1)) for m in _NUMBERED.finditer(item.content)]
+    if not numbers and item.kind is ItemKind.FILE:  # a named file, sent as it is
+        numbers = list(range(1, item.content.count("\n") + 2))
+    return [(path, n) for n in numbers]
+
+
+def judge(items: list[ContextItem], needs: list[Needed], root: Path, request: str) -> Score:
+    score = Score(requests=1, files=len(needs), empty=int(not items))
+    found: set[str] = set()
+    for item in items:
+        tokens = COUNTER.count(item.content)
+        hits = [need.path for path, line in shown(item, root) for need in needs
+                if need.path == path and need.covers(line)]
+        score.blocks += 1
+        score.tokens += tokens
+        if hits:
+            score.relevant += 1
+            found.update(hits)
+        else:
+            score.wasted += tokens
+    score.files_found = len(found)
+    if len(found) < len(needs):
+        score.misses.append(request)
+    return score
+
+
+def evaluate(with_map: bool) -> tuple[Score, dict[str, float]]:
+    data = labels()
+    total = Score()
+    build_seconds: dict[str, float] = {}
+    indexes: dict[str, tuple[Path, SymbolIndex | None]] = {}
+    for name, project in data["projects"].items():
+        root = project_root(project["requirement"], project["root"])
+        index = None
+        if with_map:
+            symbols = SymbolMap(root)
+            symbols.build()
+            build_seconds[name] = symbols.build_seconds
+            index = symbols.index()
+        indexes[name] = (root, index)
+    for request in data["requests"]:
+        root, index = indexes[request["project"]]
+        result = retrieve(root, request["request"], ContextEngine(), turn=1, symbols=index)
+        total.add(judge(result.items, needed(root, request["needs"]), root,
+                        request["request"]))
+    return total, build_seconds
+
+
+def _figures(score: Score) -> dict[str, float]:
+    return {"precision": score.relevant / max(score.blocks, 1),
+            "waste": score.wasted / max(score.tokens, 1),
+            "recall": score.files_found / max(score.files, 1),
+            "empty": score.empty / max(score.requests, 1)}
+
+
+def run() -> list[dict[str, Any]]:
+    """Entries for `python -m bench`."""
+    ours, build = evaluate(with_map=True)
+    before, _ = evaluate(with_map=False)
+    mine, base = _figures(ours), _figures(before)
+    print(f"retrieval quality: {ours.requests} requests, {ours.blocks} blocks, "
+          f"{ours.tokens:,} tokens (before the map: {before.blocks} blocks, "
+          f"{before.tokens:,} tokens); map built in "
+          + ", ".join(f"{k} {v:.2f} s" for k, v in build.items()), file=sys.stderr)
+    for miss in ours.misses:
+        print(f"  missed a needed file: {miss}", file=sys.stderr)
+    targets = {"precision": (">= 0.85", mine["precision"] >= 0.85),
+               "waste": ("<= 0.10", mine["waste"] <= 0.10),
+               "recall": (">= 0.70", mine["recall"] >= 0.70),
+               "empty": ("<= 0.10", mine["empty"] <= 0.10)}
+    return [entry(f"retrieval {name} ({ours.requests} requests)", mine[name], "share",
+                  baseline=base[name], ratio=None, target=target, passed=passed)
+            for name, (target, passed) in targets.items()]
+
+
+if __name__ == "__main__":
+    for line in run():
+        print(line)

@@ -1,0 +1,82 @@
+"""The real projects the retrieval benchmark runs on: sdists downloaded from PyPI with pip at
+the pinned versions of `retrieval_labels.json`, unpacked into a cache outside the repository
+($SWETUI_BENCH_CACHE, default ~/.cache/swetui-bench); nothing of them is committed."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LABELS = Path(__file__).with_name("retrieval_labels.json")
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("SWETUI_BENCH_CACHE") or Path.home() / ".cache" / "swetui-bench")
+
+
+def labels() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(LABELS.read_text(encoding="utf-8"))
+    return data
+
+
+def project_root(requirement: str, root: str) -> Path:
+    """The unpacked sdist of `requirement` (downloaded with pip when missing)."""
+    cache = cache_dir()
+    unpacked = cache / root
+    if unpacked.is_dir():
+        return unpacked
+    cache.mkdir(parents=True, exist_ok=True)
+    archive = cache / f"{root}.tar.gz"
+    if not archive.exists():
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary",
+                        ":all:", "-q", "-d", str(cache), requirement], check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(cache, filter="data")
+    return unpacked
+
+
+@dataclass
+class Needed:
+    """The lines of one file a good answer needs (all of it when no symbol is named)."""
+
+    path: str
+    ranges: list[tuple[int, int]] = field(default_factory=list)
+
+    def covers(self, line: int) -> bool:
+        return not self.ranges or any(a <= line <= b for a, b in self.ranges)
+
+
+def python_ranges(source: str) -> dict[str, tuple[int, int]]:
+    """Qualified name → (first line with decorators, last line), read with the standard
+    library's `ast` (not with the tree-sitter map the benchmark measures)."""
+    found: dict[str, tuple[int, int]] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{child.name}"
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                end = child.end_lineno or child.lineno
+                old = found.get(name)  # @overload stubs and the real one: keep all lines
+                found[name] = (min(first, old[0]), max(end, old[1])) if old else (first, end)
+                visit(child, f"{name}.")
+    visit(ast.parse(source), "")
+    return found
+
+
+def needed(root: Path, needs: list[dict[str, Any]]) -> list[Needed]:
+    out = []
+    for need in needs:
+        ranges = python_ranges((root / need["path"]).read_text(encoding="utf-8"))
+        missing = [s for s in need["symbols"] if s not in ranges]
+        if missing:
+            raise ValueError(f"label names {missing} not defined in {need['path']}")
+        out.append(Needed(need["path"], [ranges[s] for s in need["symbols"]]))
+    return out

@@ -1,0 +1,75 @@
+"""The session's symbol map: built in a worker thread once the session starts (the first
+frame never waits for it), cached under `.swetui/symbols/`, kept current from the file
+watcher, searched by each turn's retrieval, and shown in the inspector as the ranked
+repository outline, an item the user pins to send it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Iterable
+from pathlib import Path
+from typing import Any
+
+from swetui.engine.context import ContextEngine, UnknownItem
+from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
+from swetui.engine.symbols.outline import outline
+from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+
+ITEM_ID = "repo-map"
+TITLE = "Repository map (ranked outline; pin it to send it)"
+
+
+class RepositoryMap:
+    """One workspace's symbol map for a session; `enabled=False` builds nothing."""
+
+    def __init__(self, root: Path, engine: ContextEngine, *, cache_path: Path | None,
+                 exclude: Callable[[str], bool] | None, enabled: bool = True) -> None:
+        self.engine = engine
+        self.enabled = enabled
+        self.map = SymbolMap(root, cache_path=cache_path, exclude=exclude)
+        self.requested = False
+        """Whether the build was asked for (a turn waits for the map only then)."""
+
+    def build(self, spawn: Callable[[Coroutine[Any, Any, Any]], object]) -> None:
+        """Start building the map in the background with `spawn`."""
+        if self.enabled and not self.requested:
+            self.requested = True
+            spawn(self._build())
+
+    async def _build(self) -> None:
+        """Build the map (from the cache where files are unchanged) and show the outline."""
+        await asyncio.to_thread(self.map.build)
+        await self._show()
+
+    async def changed(self, rels: Iterable[str]) -> None:
+        """The watcher saw these workspace-relative paths change."""
+        if not self.enabled or not self.map.ready.is_set():
+            return  # the build that is running reads the disk as it is now
+        if await asyncio.to_thread(self.map.update, list(rels)):
+            await self._show()
+
+    async def index(self, wait: float) -> SymbolIndex | None:
+        """The map's look-up tables, waiting up to `wait` seconds for the first build; None
+        when it is off, not built yet or failed."""
+        if not self.enabled or not self.requested:
+            return None
+        if not self.map.ready.is_set():
+            await asyncio.to_thread(self.map.ready.wait, wait)
+        if not self.map.ready.is_set() or not self.map.files:
+            return None
+        return await asyncio.to_thread(self.map.index)
+
+    async def _show(self) -> None:
+        if not self.map.files:
+            return
+        text = await asyncio.to_thread(lambda: outline(self.map.index()))
+        try:
+            item = self.engine.get(ITEM_ID)
+        except UnknownItem:
+            self.engine.add(ContextItem(
+                id=ITEM_ID, kind=ItemKind.LISTING, layer=Layer.TASK, title=TITLE,
+                content=text, state=ItemState.DROPPED, origin=Origin.AUTO,
+                source=Source(path=None)), reason="repository map built")
+            return
+        if item.content != text and not item.edited:
+            self.engine.update(ITEM_ID, content=text, reason="repository map updated")

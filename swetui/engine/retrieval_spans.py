@@ -1,0 +1,75 @@
+"""Retrieval from the symbol map: the request's hits (named definitions, the code raising a
+quoted error, definitions matching a described behaviour) become spans of files, merged per
+file and rendered with a header that says which lines of how many are shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from swetui.engine.sources import read_workspace_text
+from swetui.engine.spans import Span, definition_lines, render
+from swetui.engine.symbols.lookup import Hit, described, named, raising, resolve
+from swetui.engine.symbols.symbol_map import SymbolIndex
+
+MAX_SPAN_FILE_BYTES = 2_000_000
+LINE_CONTEXT = 3
+"""Lines shown either side of a hit no definition encloses."""
+
+
+def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = ()) -> list[Hit]:
+    """What the request needs from the map, strongest first."""
+    hits, fragments = raising(index, text)
+    if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
+        text = "\n".join(line for line in text.splitlines()
+                         if not any(f in " ".join(line.lower().split()) for f in fragments))
+    for parts in named(text):
+        dotted = ".".join(parts)
+        for rel, definition in resolve(index, parts):
+            hits.append(Hit(rel, definition, definition.start, 100.0,
+                            f"{definition.qualname}, named in the request"
+                            if definition.qualname != dotted else "named in the request"))
+    if not hits:
+        hits += described(index, text, near=near)
+    return hits
+
+
+def span_title(span: Span) -> str:
+    lines = sorted(span.lines)
+    where = f"{lines[0]}-{lines[-1]}" if lines else ""
+    return f"{span.path}:{where}"
+
+
+def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[str] = (),
+                 exclude: Callable[[str], bool] | None = None) -> Iterator[tuple[Span, str]]:
+    """(span, the block to send) for each file the request's hits fall in, best first."""
+    spans: dict[str, Span] = {}
+    texts: dict[str, list[str]] = {}
+    for hit in find_hits(index, text, near):
+        if exclude is not None and exclude(hit.path):
+            continue
+        lines = texts.get(hit.path)
+        if lines is None:
+            try:
+                loaded = read_workspace_text(root, hit.path, MAX_SPAN_FILE_BYTES)
+            except OSError:
+                continue
+            if loaded is None:
+                continue
+            lines = texts[hit.path] = loaded.text.splitlines()
+        symbols = index.by_file[hit.path]
+        if hit.definition is not None:
+            chosen = definition_lines(symbols, hit.definition, lines, focus=hit.line)
+            reason = f"{hit.definition.qualname}: {hit.reason}" \
+                if not hit.reason.startswith(hit.definition.qualname) else hit.reason
+            if hit.alike:
+                reason += f"; alike, not shown: {', '.join(hit.alike)}"
+        else:
+            chosen = list(range(max(1, hit.line - LINE_CONTEXT),
+                                min(len(lines), hit.line + LINE_CONTEXT) + 1))
+            reason = f"line {hit.line}: {hit.reason}"
+        span = spans.setdefault(hit.path, Span(hit.path))
+        span.lines.extend(chosen)
+        span.reasons.append(reason)
+    for span in spans.values():
+        yield span, render(span, texts[span.path])

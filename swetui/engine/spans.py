@@ -1,0 +1,93 @@
+"""The parts of a file retrieval attaches: a definition and its neighbours (decorators, the
+enclosing class's header), numbered like `read_file` shows them, with a header saying which
+lines of how many are shown and how to read on. A class too long to show whole is shown as
+its outline (header, docstring, the first line of each member)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from swetui.engine.symbols.extract import Definition, FileSymbols
+
+MAX_SPAN_LINES = 80
+"""A function longer than this is cut (the header says so and how to read on)."""
+CLASS_HEAD_LINES = 12
+
+
+@dataclass
+class Span:
+    """Lines of one file to show, and why."""
+
+    path: str
+    lines: list[int] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+
+def _decorators(text: list[str], start: int) -> int:
+    first = start
+    while first > 1 and text[first - 2].lstrip().startswith("@"):
+        first -= 1
+    return first
+
+
+def _parent(symbols: FileSymbols, definition: Definition) -> Definition | None:
+    if "." not in definition.qualname:
+        return None
+    outer = definition.qualname.rsplit(".", 1)[0]
+    for candidate in symbols.definitions:
+        if candidate.qualname == outer and candidate.start <= definition.start \
+                and definition.end <= candidate.end:
+            return candidate
+    return None
+
+
+def definition_lines(symbols: FileSymbols, definition: Definition, text: list[str],
+                     focus: int | None = None) -> list[int]:
+    """The lines that show `definition`: all of it when short; a class's outline or the
+    first MAX_SPAN_LINES of a function (around `focus` when given) when long."""
+    start = _decorators(text, definition.start)
+    end = min(definition.end, len(text))
+    if end - start < MAX_SPAN_LINES:
+        chosen = list(range(start, end + 1))
+    elif definition.kind == "class":
+        members = [d for d in symbols.definitions if d is not definition
+                   and definition.start < d.start <= definition.end
+                   and d.qualname.rsplit(".", 1)[0] == definition.qualname]
+        head_end = min([d.start - 1 for d in members] + [start + CLASS_HEAD_LINES - 1])
+        chosen = list(range(start, head_end + 1))
+        chosen += [_decorators(text, d.start) for d in members]
+        chosen += [d.start for d in members]
+    else:
+        first = start
+        if focus is not None and focus - start >= MAX_SPAN_LINES - 10:
+            first = max(start, focus - MAX_SPAN_LINES // 2)
+        chosen = list(range(first, min(end, first + MAX_SPAN_LINES - 1) + 1))
+        if first > start:
+            chosen = [start, *chosen]
+    parent = _parent(symbols, definition)
+    if parent is not None:
+        chosen.insert(0, parent.start)
+    return sorted(set(chosen))
+
+
+def render(span: Span, text: list[str]) -> str:
+    """The block sent for a span: a header, then numbered lines; gaps are marked `…`."""
+    total = len(text)
+    lines = [n for n in sorted(set(span.lines)) if 1 <= n <= total]
+    body: list[str] = []
+    previous = 0
+    for number in lines:
+        if previous and number > previous + 1:
+            body.append("     …")
+        body.append(f"{number:>6}\t{text[number - 1]}")
+        previous = number
+    shown = len(lines)
+    why = "; ".join(dict.fromkeys(span.reasons))
+    more = f"{span.path}: {shown:,} of {total:,} lines shown ({why})." if shown < total \
+        else f"{span.path}: all {total:,} lines ({why})."
+    if shown < total:
+        last = lines[-1] if lines else 0
+        more += (f" Read more with read_file(path={span.path!r}, offset=N); the lines after "
+                 f"these start at offset={last + 1}." if last < total else
+                 f" Read the rest with read_file(path={span.path!r}).")
+    return "\n".join([more, *body])

@@ -1,0 +1,245 @@
+"""From a request to the definitions it needs: names it mentions (`Client.send`,
+`_build_redirect_request`, `NetRCAuth`, in backticks or not), the code that raises an error
+message it quotes (matched on the fixed parts of string literals), and the definitions whose
+names, docstrings, comments and identifiers best match the behaviour it describes."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from swetui.engine.symbols.extract import Definition, FileSymbols
+from swetui.engine.symbols.symbol_map import SymbolIndex
+from swetui.engine.symbols.words import STOP_WORDS, prose_stems, stems_of_identifier
+
+_NAME = re.compile(r"`([^`\n]{2,80})`|(?<![\w./-])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(\(\))?")
+TESTS = re.compile(r"\btests?\b|\btesting\b|\bspec\b", re.IGNORECASE)
+MAX_PER_NAME = 3
+MAX_BEHAVIOUR = 3
+BEHAVIOUR_SHARE = 0.6
+"""Described behaviour: definitions scoring at least this share of the best one are kept."""
+MIN_LITERAL_CHARS = 12
+MIN_LITERAL_SHARE = 0.5
+LITERAL_SHARE = 0.6
+"""A second literal is kept when it matches at least this share of the best one's score."""
+_QUOTED = re.compile(r'"([^"\n]{2,120})"|`([^`\n]{2,120})`|(?<!\w)\'([^\'\n]{2,120})\'(?!\w)')
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A definition (or a line, when no definition encloses it) the request needs."""
+
+    path: str
+    definition: Definition | None
+    line: int
+    score: float
+    reason: str
+    alike: tuple[str, ...] = ()
+    """Definitions of the same name scoring the same (a sync and an async twin): named in
+    the block, not shown."""
+
+
+def file_weight(rel: str) -> float:
+    """Source above tests above examples and documentation."""
+    parts = rel.lower().split("/")
+    name = parts[-1]
+    if any(part in ("test", "tests", "testing", "spec", "__tests__") for part in parts[:-1]) \
+            or name.startswith("test_") or name.rsplit(".", 1)[0].endswith(("_test", ".test",
+                                                                          "_spec", ".spec")):
+        return 0.35
+    if any(part in ("docs", "doc", "examples", "example", "benchmarks", "bench")
+           for part in parts[:-1]):
+        return 0.5
+    return 1.0
+
+
+def _looks_like_name(token: str, start: int, text: str, backticked: bool) -> bool:
+    if backticked or "." in token or token.endswith("()"):
+        return True
+    core = token.strip("_")
+    if "_" in core or token.startswith("_"):
+        return True
+    if any(c.isupper() for c in core[1:]) and any(c.islower() for c in core):
+        return True  # CamelCase
+    if core[:1].isupper() and core.lower() not in STOP_WORDS:
+        before = text[:start].rstrip()
+        return bool(before) and before[-1] not in ".!?:\n"  # not a sentence's first word
+    return False
+
+
+def named(text: str) -> list[list[str]]:
+    """Dotted names the request mentions, each split into its parts."""
+    found: list[list[str]] = []
+    for match in _NAME.finditer(text):
+        backticked = match.group(1) is not None
+        token = (match.group(1) or match.group(2) or "").strip().removesuffix("()")
+        if not token or not re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", token):
+            continue
+        if not _looks_like_name(token, match.start(), text, backticked):
+            continue
+        parts = token.split(".")
+        if parts not in found:
+            found.append(parts)
+    return found
+
+
+def _rank_key(index: SymbolIndex, rel: str) -> float:
+    return file_weight(rel) * (1.0 + 10 * index.file_rank.get(rel, 0.0))
+
+
+def resolve(index: SymbolIndex, parts: list[str]) -> list[tuple[str, Definition]]:
+    """Definitions a dotted name refers to: `Client.send` → the `send` of class `Client`;
+    `httpx.InvalidURL` → `InvalidURL` when no `httpx` class has it."""
+    for size in range(len(parts), 0, -1):
+        name = parts[size - 1]
+        candidates = index.by_name.get(name, [])
+        qualifier = parts[:size - 1]
+        if qualifier:
+            suffix = ".".join(qualifier[-1:] + [name])
+            narrowed = [(rel, d) for rel, d in candidates
+                        if d.qualname == suffix or d.qualname.endswith("." + suffix)]
+            if not narrowed:
+                narrowed = [(rel, d) for rel, d in candidates
+                            if qualifier[-1] in rel.replace("/", ".").split(".")]
+            if narrowed:
+                candidates = narrowed
+            elif size > 1:
+                continue
+        if candidates:
+            ordered = sorted(candidates, key=lambda c: (-_rank_key(index, c[0]), c[0],
+                                                        c[1].start))
+            return ordered[:MAX_PER_NAME]
+    return []
+
+
+def _enclosing(symbols: FileSymbols, line: int) -> Definition | None:
+    best: Definition | None = None
+    for definition in symbols.definitions:
+        if definition.start <= line <= definition.end and (
+                best is None or definition.end - definition.start < best.end - best.start):
+            best = definition
+    return best
+
+
+def quoted(text: str) -> list[str]:
+    """Terms the request quotes ('Aborted!', "No such option", `x`)."""
+    return [next(g for g in m.groups() if g is not None).strip().lower()
+            for m in _QUOTED.finditer(text)]
+
+
+def raising(index: SymbolIndex, text: str, limit: int = 2) -> tuple[list[Hit], list[str]]:
+    """The code behind an error message in `text`: string literals whose fixed parts the
+    text contains, or that equal a term it quotes (most matched characters first); and the
+    fixed parts that matched."""
+    lowered = " ".join(text.lower().split())
+    terms = {term for term in quoted(text) if len(term) >= 4}
+    scored: list[tuple[float, str, int, list[str]]] = []
+    for rel, symbols in index.by_file.items():
+        for line, parts in symbols.literals:
+            fixed = [" ".join(p.lower().split()) for p in parts]
+            fixed = [p for p in fixed if p]
+            whole = " ".join(fixed)
+            if whole in terms:
+                scored.append((2.0 * len(whole) * file_weight(rel), rel, line, fixed))
+                continue
+            total = sum(len(p) for p in fixed)
+            if total < MIN_LITERAL_CHARS or total > 400 or " " not in whole:
+                continue  # identifiers in `__all__` and the like are no messages
+            matched = [p for p in fixed if len(p) >= 4 and p in lowered]
+            count = sum(len(p) for p in matched)
+            if count >= MIN_LITERAL_CHARS and count / total >= MIN_LITERAL_SHARE:
+                scored.append((count * (count / total) * file_weight(rel), rel, line, matched))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+    hits: list[Hit] = []
+    fragments: list[str] = []
+    for score, rel, line, matched in scored:
+        if hits and score < LITERAL_SHARE * hits[0].score or len(hits) >= limit:
+            break
+        definition = _enclosing(index.by_file[rel], line)
+        if any(h.path == rel and h.definition == definition for h in hits):
+            continue
+        hits.append(Hit(rel, definition, line, score, "raises the quoted message"))
+        fragments += matched
+    return hits, fragments
+
+
+def _behaviour_score(index: SymbolIndex, definition: Definition, stems: list[str],
+                     idf: dict[str, float]) -> tuple[float, int]:
+    own = stems_of_identifier(definition.name)
+    outer = stems_of_identifier(definition.qualname.rsplit(".", 1)[0]) \
+        if "." in definition.qualname else set()
+    score, matched = 0.0, 0
+    for stem in stems:
+        if stem in own:
+            weight = 3.0
+        elif stem in outer:
+            weight = 1.5
+        elif stem in definition.doc:
+            weight = 1.2
+        elif stem in definition.body:
+            weight = 0.6
+        else:
+            continue
+        matched += 1
+        score += idf[stem] * weight
+    return score, matched
+
+
+def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
+              within: set[str] | None = None, limit: int = MAX_BEHAVIOUR) -> list[Hit]:
+    """Definitions whose words best match the behaviour `text` describes, source above
+    tests, closer to the files in `near` first; only files in `within` when given."""
+    stems = [s for s in prose_stems(text) if index.document_frequency.get(s)]
+    if not stems:
+        return []
+    idf = {stem: index.idf(stem) for stem in stems}
+    near_set = set(near)
+    near_dirs = {rel.rsplit("/", 1)[0] for rel in near_set if "/" in rel}
+    scored: list[tuple[float, str, Definition]] = []
+    for rel, symbols in index.by_file.items():
+        if within is not None and rel not in within:
+            continue
+        weight = file_weight(rel)
+        if rel in near_set:
+            weight *= 1.3
+        elif rel.rsplit("/", 1)[0] in near_dirs:
+            weight *= 1.1
+        for definition in symbols.definitions:
+            score, matched = _behaviour_score(index, definition, stems, idf)
+            if not matched:
+                continue
+            coverage = matched / len(stems)
+            size = definition.end - definition.start + 1
+            # Long definitions collect words by their length alone (BM25's reasoning).
+            length = 1.0 + 0.25 * max(0.0, math.log2(size / 25))
+            scored.append((score * (0.5 + coverage) * weight / length, rel, definition))
+    if not scored:
+        return []
+    if not TESTS.search(text) and any(file_weight(rel) == 1.0 for _s, rel, _d in scored):
+        scored = [entry for entry in scored if file_weight(entry[1]) == 1.0]  # source first
+    scored.sort(key=lambda s: (-s[0], s[1], s[2].start))
+    best = scored[0][0]
+    hits: list[Hit] = []
+    for score, rel, definition in scored:
+        if score < BEHAVIOUR_SHARE * best or len(hits) >= limit:
+            break
+        if any(h.path == rel and h.definition is not None and _nested(h.definition, definition)
+               for h in hits):
+            continue
+        twin = next((n for n, h in enumerate(hits) if h.definition is not None
+                     and h.definition.name == definition.name
+                     and abs(h.score - score) <= 0.02 * h.score), None)
+        if twin is not None:
+            first = hits[twin]
+            hits[twin] = Hit(first.path, first.definition, first.line, first.score,
+                             first.reason, (*first.alike, f"{definition.qualname} "
+                                            f"({rel}:{definition.start})"))
+            continue
+        hits.append(Hit(rel, definition, definition.start, score, "matches the description"))
+    return hits
+
+
+def _nested(a: Definition, b: Definition) -> bool:
+    return a.start <= b.start and b.end <= a.end or b.start <= a.start and a.end <= b.end

@@ -1,0 +1,100 @@
+"""Words of identifiers and prose, reduced to a common stem so that `redirects`, `redirected`
+and `_build_redirect_request` meet on `redirect`."""
+
+from __future__ import annotations
+
+import re
+
+_SUBWORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+STOP_WORDS = frozenset("""
+a an and are as at be been but by can could do does doing done did for from has have how i if
+in into is it its me my no not of on or our please should so that the their them then there
+these this those to us was we what when where which who why will with would you your self cls
+file files code function functions class classes method methods show read find grep search
+list look fix change add make use used uses using run test tests check explain seem seems
+doesn't dont don't work works happen happens get gets set sets return returns true false none
+null new one two each all any some other another value values thing things way just also
+about after before than only via per here out up down over under between through
+""".split())
+
+
+ABBREVIATIONS = {
+    "env": "environment", "var": "variable", "vars": "variables", "cfg": "config",
+    "conf": "config", "msg": "message", "req": "request", "resp": "response",
+    "auth": "authentication", "dir": "directory", "err": "error", "exc": "exception",
+    "param": "parameter", "params": "parameters", "arg": "argument", "args": "arguments",
+    "opt": "option", "opts": "options", "cmd": "command", "ctx": "context", "str": "string",
+    "num": "number", "len": "length", "idx": "index", "buf": "buffer", "conn": "connection",
+    "addr": "address", "info": "information", "init": "initialize", "tmp": "temporary",
+    "db": "database", "fn": "function", "func": "function", "cb": "callback",
+    "prev": "previous", "pos": "position", "src": "source", "dst": "destination",
+}
+"""Short forms in identifiers and the words a person writes for them."""
+
+
+def stem(word: str) -> str:
+    """A crude, shared stem: plural and verb endings and a final `e` go."""
+    word = word.lower()
+    if len(word) > 7 and word.endswith("ation"):
+        word = word[:-5]
+    elif len(word) > 6 and word.endswith("ion"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith(("ies", "ied")):
+        word = word[:-3] + "y"
+    elif len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def subwords(identifier: str) -> list[str]:
+    """`_build_redirect_request` → build, redirect, request; `AsyncHTTPTransport` → async,
+    http, transport."""
+    return [part.lower() for part in _SUBWORD.findall(identifier)]
+
+
+def _expand(part: str) -> list[str]:
+    """A subword with the words its short forms stand for (`envvar` → env, var, envvar)."""
+    found = [part]
+    if part in ABBREVIATIONS:
+        found.append(ABBREVIATIONS[part])
+    else:
+        for cut in range(2, len(part) - 1):
+            head, tail = part[:cut], part[cut:]
+            if head in ABBREVIATIONS and tail in ABBREVIATIONS:
+                found += [head, ABBREVIATIONS[head], tail, ABBREVIATIONS[tail]]
+                break
+    return found
+
+
+def stems_of_identifier(identifier: str) -> set[str]:
+    """Stems of an identifier's subwords, their long forms, and adjacent pairs joined
+    (`GZipDecoder` → g, zip, decoder, gzip, zipdecoder)."""
+    parts = subwords(identifier)
+    found: set[str] = set()
+    for part in parts:
+        found.update(stem(word) for word in _expand(part) if len(word) > 1)
+    for first, second in zip(parts, parts[1:], strict=False):
+        found.add(stem(first + second))
+    return found
+
+
+def prose_stems(text: str) -> list[str]:
+    """Distinct stems of the meaningful words of `text`, in order (stop words left out)."""
+    found: list[str] = []
+    for token in _WORD.findall(text):
+        for part in subwords(token):
+            if len(part) < 3 or part in STOP_WORDS:
+                continue
+            for word in _expand(part):
+                stemmed = stem(word)
+                if stemmed not in found:
+                    found.append(stemmed)
+    return found

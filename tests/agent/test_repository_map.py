@@ -1,0 +1,119 @@
+"""The session's symbol map: built in the background once the session starts, shown as a
+pinnable repository outline, used by the first request's retrieval, cached on disk, and kept
+current by the file watcher."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from swetui.agent import AgentSession
+from swetui.agent.repository_map import ITEM_ID
+from swetui.engine.items import ItemKind, ItemState
+from swetui.engine.symbols.symbol_map import SymbolMap
+from swetui.options import LaunchOptions
+from tests.trusted import trust_workspace
+from tests.waiting import eventually, watching
+
+from .scripted import ScriptedProvider, answer
+
+SOURCE = '''\
+class Ledger:
+    """Keeps the entries of one account."""
+
+    def settle_balance(self, entries):
+        total = sum(entry.amount for entry in entries)
+        if total < 0:
+            raise OverdrawnError(f"account {self.name} is overdrawn by {-total}")
+        return total
+'''
+
+
+def open_session(root: Path, *scripts: object) -> AgentSession:
+    provider = ScriptedProvider(*(scripts or (answer("ok"),)))  # type: ignore[arg-type]
+    return AgentSession.open(LaunchOptions(path=root), env={}, provider=provider)
+
+
+def ledger_workspace(workspace: Path) -> Path:
+    (workspace / "src" / "ledger.py").write_text(SOURCE)
+    return workspace
+
+
+async def test_the_outline_is_an_item_to_pin_and_the_first_request_uses_the_map(workspace):
+    root = ledger_workspace(workspace)
+    session = open_session(root)
+    session.start()
+    finished = await session.send("OverdrawnError: account acme is overdrawn by 12")
+    assert finished.error is None
+    spans = [i for i in session.engine if i.kind is ItemKind.SPAN]
+    assert [span.source.path for span in spans] == ["src/ledger.py"]
+    assert "def settle_balance" in spans[0].content
+    await eventually(lambda: ITEM_ID in {item.id for item in session.engine},
+                     "the outline was added")
+    outline = session.engine.get(ITEM_ID)
+    assert outline.state is ItemState.DROPPED and "src/ledger.py" in outline.content
+    assert "class Ledger" in outline.content and "def settle_balance" in outline.content
+    assert "Repository map" not in str(session.engine.assemble().request.messages)
+    session.engine.pin(ITEM_ID)
+    assert "Repository map" in str(session.engine.assemble().request.messages)
+    await session.aclose()
+
+
+async def test_the_map_is_cached_under_swetui_and_unchanged_files_are_not_parsed_again(
+        workspace):
+    root = ledger_workspace(workspace)
+    session = open_session(root)
+    session.start()
+    await eventually(lambda: session.repo_map.map.ready.is_set(), "the map was built")
+    await session.aclose()
+    cache = root / ".swetui" / "symbols" / "map.json"
+    assert cache.exists() and oct(cache.stat().st_mode & 0o777) == "0o600"
+    # Same size and time, other text: only a cached entry can still name `settle_balance`.
+    path = root / "src" / "ledger.py"
+    stamp = path.stat()
+    path.write_text(SOURCE.replace("settle_balance", "settle_balanze"))
+    os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    cached = SymbolMap(root, cache_path=cache)
+    cached.build()
+    assert "settle_balance" in cached.index().by_name
+    fresh = SymbolMap(root)
+    fresh.build()
+    assert "settle_balance" not in fresh.index().by_name
+    assert "settle_balanze" in fresh.index().by_name
+
+
+async def test_the_watcher_keeps_the_map_current(workspace):
+    root = ledger_workspace(workspace)
+    session = open_session(root)
+    session.start()
+    await eventually(lambda: session.repo_map.map.ready.is_set(), "the map was built")
+    watch = asyncio.create_task(session.watch())
+    try:
+        await watching(root / "probe.py", lambda text: "probe.py" in session.repo_map.map.files)
+        (root / "src" / "audit.py").write_text("def reconcile_accounts(ledgers):\n    pass\n")
+        await eventually(lambda: "reconcile_accounts" in session.repo_map.map.index().by_name,
+                         "the new file's function was mapped")
+        (root / "src" / "ledger.py").unlink()
+        await eventually(lambda: "Ledger" not in session.repo_map.map.index().by_name,
+                         "the deleted file left the map")
+        await eventually(lambda: "reconcile_accounts" in session.engine.get(ITEM_ID).content,
+                         "the outline shows the new function")
+    finally:
+        watch.cancel()
+        await session.aclose()
+
+
+async def test_with_the_map_switched_off_nothing_is_built_and_retrieval_greps(workspace):
+    root = ledger_workspace(workspace)
+    (root / ".swetui").mkdir()
+    (root / ".swetui" / "config.toml").write_text("symbol_map = false\n")
+    trust_workspace(root)
+    session = open_session(root)
+    assert session.settings.symbol_map is False
+    session.start()
+    await session.send("where is settle_balance?")
+    assert not session.repo_map.map.ready.is_set()
+    kinds = {item.kind for item in session.engine}
+    assert ItemKind.SPAN not in kinds and ItemKind.GREP in kinds
+    await session.aclose()
