@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Any
 
 LABELS = Path(__file__).with_name("retrieval_labels.json")
+HELD_OUT = Path(__file__).with_name("retrieval_labels_heldout.json")
 
 
 def cache_dir() -> Path:
     return Path(os.environ.get("SWETUI_BENCH_CACHE") or Path.home() / ".cache" / "swetui-bench")
 
 
-def labels() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(LABELS.read_text(encoding="utf-8"))
+def labels(path: Path = LABELS) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 
 

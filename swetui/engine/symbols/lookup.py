@@ -17,7 +17,7 @@ from swetui.engine.symbols.words import STOP_WORDS, prose_stems, stems_of_identi
 _NAME = re.compile(r"`([^`\n]{2,80})`|(?<![\w./-])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(\(\))?")
 TESTS = re.compile(r"\btests?\b|\btesting\b|\bspec\b", re.IGNORECASE)
 MAX_PER_NAME = 3
-MAX_BEHAVIOUR = 3
+MAX_BEHAVIOUR = 2
 BEHAVIOUR_SHARE = 0.6
 """Described behaviour: definitions scoring at least this share of the best one are kept."""
 MIN_LITERAL_CHARS = 12
@@ -188,9 +188,10 @@ def _behaviour_score(index: SymbolIndex, definition: Definition, stems: list[str
 
 
 def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
-              within: set[str] | None = None, limit: int = MAX_BEHAVIOUR) -> list[Hit]:
+              within: set[str] | None = None, limit: int | None = None) -> list[Hit]:
     """Definitions whose words best match the behaviour `text` describes, source above
     tests, closer to the files in `near` first; only files in `within` when given."""
+    limit = MAX_BEHAVIOUR if limit is None else limit
     stems = [s for s in prose_stems(text) if index.document_frequency.get(s)]
     if not stems:
         return []
