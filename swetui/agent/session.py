@@ -26,12 +26,12 @@ from swetui.agent.mcp.servers import McpServers
 from swetui.agent.mcp.status import ServerStatus
 from swetui.agent.notes import SessionNotes
 from swetui.agent.repository_map import RepositoryMap
+from swetui.agent.sensitive import is_secret_file
 from swetui.agent.stats import SessionStats, session_stats
 from swetui.agent.summarizer import Summarizer
 from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.base import ToolResult
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
-from swetui.agent.tools.sensitive import is_secret_file
 from swetui.agent.tools.workspace import atomic_write
 from swetui.agent.transcript import rebuild_transcript
 from swetui.agent.turn import TurnLoop

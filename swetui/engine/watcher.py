@@ -75,6 +75,11 @@ def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool) 
                 _stale(engine, item, "deleted on disk" if deleted else "changed on disk since "
                        "it was read")
                 touched.append(item.id)
+        elif item.kind is ItemKind.SPAN and item.state is ItemState.INCLUDED:
+            # A part of a file, numbered: re-reading would shift its lines; say it moved on.
+            _stale(engine, item, "deleted on disk" if deleted else "changed on disk since "
+                   "it was retrieved")
+            touched.append(item.id)
         elif item.kind in REREAD_KINDS and item.state is not ItemState.DROPPED:
             if _reread(engine, root, item, deleted=deleted):
                 touched.append(item.id)

@@ -117,3 +117,13 @@ async def test_with_the_map_switched_off_nothing_is_built_and_retrieval_greps(wo
     kinds = {item.kind for item in session.engine}
     assert ItemKind.SPAN not in kinds and ItemKind.GREP in kinds
     await session.aclose()
+
+
+def test_a_key_in_a_source_literal_never_reaches_the_map_on_disk(workspace, planted_secrets):
+    key = next(iter(planted_secrets.values()))
+    (workspace / "src" / "settings.py").write_text(f'API_KEY = "{key}"\nNAME = "demo app"\n')
+    cache = workspace / ".swetui" / "symbols" / "map.json"
+    symbols = SymbolMap(workspace, cache_path=cache)
+    symbols.build()
+    text = cache.read_text()
+    assert key not in text and "demo app" in text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swetui.agent.tools.sensitive import is_secret_file, protected_path_reason
+from swetui.agent.sensitive import is_secret_file, protected_path_reason
 
 
 @pytest.mark.parametrize("rel", [

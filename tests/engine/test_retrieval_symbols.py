@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from swetui.engine.context import ContextEngine
-from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.retrieval import RetrievalResult, retrieve
 from swetui.engine.symbols.symbol_map import SymbolMap
+from swetui.engine.watcher import apply_change
 
 CLIENT = '''\
 """An HTTP client."""
@@ -212,3 +213,14 @@ def test_other_languages_are_mapped(tmp_path: Path) -> None:
     result = retrieve(root, "error: listener closed: 7", ContextEngine(), turn=1,
                       symbols=index)
     assert "fmt.Errorf" in shown_lines(spans(result)[0])
+
+
+def test_a_span_whose_file_changes_turns_stale_and_is_not_rewritten(project: Path) -> None:
+    engine = ContextEngine()
+    [span] = spans(ask(project, "Why does Client.send raise when the client is closed?"))
+    engine.add(span)
+    (project / "pkg" / "client.py").write_text("# rewritten\n")
+    assert apply_change(engine, project, "pkg/client.py", deleted=False) == [span.id]
+    after = engine.get(span.id)
+    assert after.state is ItemState.STALE and after.content == span.content
+    assert after.stale_reason == "changed on disk since it was retrieved"

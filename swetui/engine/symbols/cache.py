@@ -1,5 +1,6 @@
 """The symbol map on disk (`.swetui/symbols/map.json`): each file's symbols with the size and
-modification time they were read at, so a restart re-parses only what changed."""
+modification time they were read at, so a restart re-parses only what changed. Known secret
+values in string literals (a key pasted into a source file) are redacted before writing."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.paths import write_private
+from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +30,8 @@ def _file(symbols: FileSymbols, stamp: Stamp) -> dict[str, Any]:
     return {"stamp": list(stamp), "language": symbols.language, "lines": symbols.lines,
             "definitions": [_definition(d) for d in symbols.definitions],
             "references": symbols.references,
-            "literals": [[line, parts] for line, parts in symbols.literals]}
+            "literals": [[line, [redact(part) for part in parts]]
+                         for line, parts in symbols.literals]}
 
 
 def save(path: Path, files: dict[str, tuple[FileSymbols, Stamp]]) -> None:
