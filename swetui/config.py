@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from swetui.engine.files import SMALL_FILE_BYTES, read_error, read_regular, read_small_text
 from swetui.paths import user_config_file
@@ -107,6 +107,10 @@ class Settings(BaseModel):
     `/props`, Ollama's `/api/show`), else 256,000."""
     compaction_threshold: float = Field(default=0.80, ge=0.10, le=0.95)
     """Share of the window at which automatic compaction starts (0.10 to 0.95)."""
+    compaction_target: float | None = Field(default=None, ge=0.05, le=0.90)
+    """Share of the window a compaction aims to bring the request under, below the
+    threshold (unset: 0.50, or 5/8 of a threshold at or under 0.50): it folds more when it
+    must, and fires again only once the request has grown past the threshold again."""
     auto_compact: bool = True
     """Compact automatically when the next request passes the threshold."""
     compaction_model: str | None = None
@@ -137,12 +141,22 @@ class Settings(BaseModel):
     """Let confined commands use the network (off: they see only their own loopback)."""
     request_timeout: float = Field(default=120.0, gt=0)
     """Seconds to wait for a model's first byte."""
-    warn_turns: int = 25
-    """Session turns at which swetui warns and starts compressing."""
-    soft_chunk_turns: int = 30
-    """Session turns at which a chunk boundary (handoff) is written."""
-    hard_chunk_turns: int = 50
-    """Session turns at which a new chunk is forced."""
+    warn_turns: int = Field(default=25, ge=0)
+    """Your turns in a chunk at which swetui warns that a handoff is near (0: off)."""
+    soft_chunk_turns: int = Field(default=30, ge=0)
+    """Your turns in a chunk after which, at the end of the turn, a chunk boundary writes a
+    handoff and the next request starts from it (0: off)."""
+    hard_chunk_turns: int = Field(default=50, ge=0)
+    """Your turns in a chunk at which a boundary falls at the next step, mid-turn (0: off)."""
+    chunk_window_share: float = Field(default=0.90, ge=0.0, le=1.0)
+    """Share of the window at which a boundary falls at the next step (0: off)."""
+    chunk_failures: int = Field(default=3, ge=0)
+    """A boundary falls after more than this many consecutive failed tool calls or model
+    errors (0: off)."""
+    files_read_limit: int = Field(default=75, ge=0)
+    """Files read in a chunk before swetui warns (seed 003's maximum; 0: off)."""
+    files_modified_limit: int = Field(default=25, ge=0)
+    """Files modified in a chunk before swetui warns (seed 003's maximum; 0: off)."""
     models: dict[str, ModelSettings] = Field(default_factory=dict)
     """Per-model settings, keyed by `provider:model` as given to `--model`."""
     approval_rules: list[ApprovalRule] = Field(default_factory=list)
@@ -154,6 +168,21 @@ class Settings(BaseModel):
     (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `ANTHROPIC_*`, `OPENAI_*`): their values
     are redacted from everything tools return and kept from commands. Listed in the user
     config, they are also kept out of swetui's own environment at start."""
+
+    @property
+    def target_share(self) -> float:
+        """The compaction target in effect (share of the window)."""
+        if self.compaction_target is not None:
+            return self.compaction_target
+        return 0.50 if self.compaction_threshold > 0.50 else self.compaction_threshold * 0.625
+
+    @model_validator(mode="after")
+    def _target_below_threshold(self) -> Settings:
+        if self.compaction_target is not None and \
+                self.compaction_target >= self.compaction_threshold:
+            raise ValueError(f"compaction_target ({self.compaction_target}) must be below "
+                             f"compaction_threshold ({self.compaction_threshold})")
+        return self
 
 
 def model_settings(settings: Settings, spec: str) -> ModelSettings:

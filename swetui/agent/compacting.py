@@ -15,6 +15,7 @@ from swetui.engine.compaction import (
     active_compactions,
     undo,
 )
+from swetui.engine.compaction.room import what_takes_the_room
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import CompactionFinished, EngineNotice
 from swetui.engine.store import RecordEvent
@@ -32,6 +33,16 @@ class SessionCompaction:
         self.settings = settings
         self.record = record
         self.summarize = summarize
+        self.held_until: int | None = None
+        """When the last automatic compaction could not get under the threshold: the request
+        size at which it may try again (it grew by what a settled compaction frees)."""
+        self.fired = 0
+        """Automatic compactions this process ran."""
+
+    @property
+    def target_tokens(self) -> int:
+        """The request size a compaction aims for."""
+        return int(self.engine.settings.limit * self.settings.target_share)
 
     def compactor(self) -> Compactor:
         """The model writes summaries when a real model is configured; offline, structural."""
@@ -41,26 +52,48 @@ class SessionCompaction:
         return ModelCompactor(self.summarize)
 
     async def if_needed(self) -> None:
-        """Before a request: compact automatically when the budget says so."""
+        """Before a request: compact automatically when the request has passed the threshold,
+        down to the target. When it cannot get under the threshold it says once what takes
+        the room, and waits until the request has grown by what a settled compaction frees,
+        instead of folding a little on every request."""
         engine = self.engine
-        if self.settings.auto_compact and engine.budget().needs_compaction:
-            finished = await self.run("auto")
-            if finished is not None:
-                engine.bus.publish(CompactionNotice(
-                    turn=engine.turn,
-                    message=f"compacted {len(finished.folded)} items: "
-                            f"{finished.tokens_before:,} → {finished.tokens_after:,} tokens"))
+        budget = engine.budget()
+        if not self.settings.auto_compact or not budget.needs_compaction:
+            self.held_until = None  # under the threshold again (it settled, or items left)
+            return
+        if self.held_until is not None and budget.total < self.held_until:
+            return
+        self.fired += 1
+        finished = await self.run("auto", target=self.target_tokens)
+        if finished is not None:
+            engine.bus.publish(CompactionNotice(
+                turn=engine.turn,
+                message=f"compacted {len(finished.folded)} items: "
+                        f"{finished.tokens_before:,} → {finished.tokens_after:,} tokens"))
+        after = engine.budget()
+        if after.needs_compaction:
+            told = self.held_until is not None
+            self.held_until = after.total + max(1, after.threshold_tokens - self.target_tokens)
+            if not told:
+                engine.bus.publish(EngineNotice(message=what_takes_the_room(
+                    engine, self.target_tokens, self.held_until), level="warning"))
 
     def preview(self, item_ids: list[str] | None = None,
                 instructions: str | None = None) -> CompactionPlan:
-        return self.compactor().plan(self.engine, item_ids=item_ids, instructions=instructions)
+        target = self.target_tokens if item_ids is None else None
+        return self.compactor().plan(self.engine, item_ids=item_ids, instructions=instructions,
+                                     target=target)
 
     async def run(self, trigger: str = "manual", instructions: str | None = None,
-                  item_ids: list[str] | None = None) -> CompactionFinished | None:
-        """Fold items (all eligible, or the user's selection); None when nothing folds."""
+                  item_ids: list[str] | None = None,
+                  target: int | None = None) -> CompactionFinished | None:
+        """Fold items (all eligible, or the user's selection); None when nothing folds.
+        A manual compaction of everything aims at the target too."""
         compactor = self.compactor()
+        if target is None and item_ids is None:
+            target = self.target_tokens
         plan = await compactor.plan_async(self.engine, item_ids=item_ids,
-                                          instructions=instructions)
+                                          instructions=instructions, target=target)
         if not plan.folds or plan.tokens_after >= plan.tokens_before:
             # Headers, summaries and the index cost tokens too: on a short session folding
             # can make the request bigger, and then it is not worth doing.

@@ -10,6 +10,7 @@ TOOL_ICONS: dict[str, str] = {
     "write_file": "✚",
     "bash": "$",
     "recall": "↺",
+    "todo": "☐",
 }
 
 

@@ -17,14 +17,17 @@ from swetui.agent.approvals import ApprovalQueue
 from swetui.agent.at_path import add_workspace_file
 from swetui.agent.background import BackgroundTasks
 from swetui.agent.calibrations import CalibrationStore
+from swetui.agent.chunks import SessionChunks
 from swetui.agent.compacting import SessionCompaction
 from swetui.agent.event_log import EventLog
 from swetui.agent.events import PendingAction
 from swetui.agent.interrupted_writes import WriteRecovery
+from swetui.agent.limits import SessionLimits
 from swetui.agent.local_model import LocalModelSetup, too_small
 from swetui.agent.mcp.servers import McpServers
 from swetui.agent.mcp.status import ServerStatus
 from swetui.agent.notes import SessionNotes
+from swetui.agent.plan import Plan
 from swetui.agent.repository_map import RepositoryMap
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.stats import SessionStats, session_stats
@@ -81,12 +84,19 @@ class AgentSession:
         self.queue = ApprovalQueue(self.bus)
         self.mcp = McpServers(self.root, self.settings, self.engine, environ=self.env,
                               persist=workspace.store.persistent)
+        self.plan = Plan(self.engine, self.record)
+        self.limits = SessionLimits(self.settings, self.engine, self.bus)
         self.toolbox = Toolbox(self.root, self.settings, self.queue, self.bus,
-                               recall=self._recall, mode=mode, mcp=self.mcp)
+                               recall=self._recall, mode=mode, mcp=self.mcp,
+                               plan=self.plan.update)
         self.notes = SessionNotes(workspace.paths.session_notes, self.engine)
         self.compaction = SessionCompaction(
             self.engine, self.settings, self.record,
             Summarizer(self.settings, self.env, lambda: (self.model, self.provider)))
+        self.chunks = SessionChunks(
+            self.engine, self.limits, self.plan, self.compaction, self.record,
+            root=self.root, handoffs=workspace.paths.handoffs,
+            session_id=workspace.session_id, persistent=workspace.store.persistent)
         self.approvals = RestoredApprovals(self.queue, self.toolbox, self.engine, self.record)
         self.background = BackgroundTasks()
         self.repo_map = RepositoryMap(
@@ -133,6 +143,8 @@ class AgentSession:
         workspace.notices.extend(session.mcp.notices)
         session._restore_calibration()
         session.local.remembered()
+        session.plan.restore(workspace.replayed)
+        session.limits.restore(workspace.replayed)
         session.approvals.restore(workspace.replayed, session.background.spawn,
                                   session.notices)
         close_unfinished(workspace.replayed, session.engine, session.record, session.notices,
@@ -203,15 +215,19 @@ class AgentSession:
             finished = await self._task
         self.notes.after_turn(finished, text)
         self.local.remember()
+        self.chunks.after_turn()
         return finished
 
     async def _before_request(self) -> str | None:
-        """Before each model call: what the local server says (once), then compaction if
-        needed. A message when the request cannot be sent (the window is too small)."""
+        """Before each model call: what the local server says (once), compaction when the
+        request passed the threshold, then a chunk boundary when a limit calls for one
+        (between steps, never mid-tool). A message when the request cannot be sent (the
+        window is too small)."""
         refusal = await self.local.ready()
         if refusal:
             return refusal
         await self.compaction.if_needed()
+        await self.chunks.before_step()
         return None
 
     def cancel(self) -> bool:
@@ -322,8 +338,8 @@ class AgentSession:
         return target
 
     def stats(self) -> SessionStats:
-        return session_stats(self.engine, session_id=self.session_id, mode=self.mode,
-                             usage=session_usage(self.workspace.store.events),
+        return session_stats(self.engine, self.limits, session_id=self.session_id,
+                             mode=self.mode, usage=session_usage(self.workspace.store.events),
                              pending_approvals=len(self.queue.pending()),
                              persisted=self.workspace.store.persistent)
 

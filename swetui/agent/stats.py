@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from swetui.agent.limits import SessionLimits
 from swetui.config import Mode
 from swetui.engine.compaction import active_compactions
 from swetui.engine.context import ContextEngine
@@ -34,13 +35,26 @@ class SessionStats(TypedDict):
     """False when some calls' figures are swetui's estimates (the provider reported none)."""
     pending_approvals: int
     compactions: int
+    chunk: int
+    chunk_turns: str
+    """Your turns in this chunk, against the warning, soft and hard limits."""
+    files_read: str
+    files_modified: str
+    """Files read and modified in this chunk, against seed 003's limits."""
     persisted: bool
 
 
-def session_stats(engine: ContextEngine, *, session_id: str, mode: Mode, usage: Usage,
-                  pending_approvals: int, persisted: bool) -> SessionStats:
+def _against(value: int, *limits: tuple[str, int]) -> str:
+    shown = [f"{name} {limit}" for name, limit in limits if limit]
+    return f"{value} ({', '.join(shown)})" if shown else str(value)
+
+
+def session_stats(engine: ContextEngine, limits: SessionLimits, *, session_id: str,
+                  mode: Mode, usage: Usage, pending_approvals: int,
+                  persisted: bool) -> SessionStats:
     """`usage`: the sum of the session's model calls."""
     budget = engine.budget()
+    settings = limits.settings
     ratio = engine.calibration()
     return {"session": session_id, "model": engine.model, "mode": mode,
             "turns": engine.turn, "items": len(engine),
@@ -52,4 +66,11 @@ def session_stats(engine: ContextEngine, *, session_id: str, mode: Mode, usage: 
             "output_tokens": usage.output_tokens, "reasoning_tokens": usage.reasoning_tokens,
             "usage_measured": usage.measured,
             "pending_approvals": pending_approvals,
-            "compactions": len(active_compactions(engine)), "persisted": persisted}
+            "compactions": len(active_compactions(engine)), "chunk": limits.chunk,
+            "chunk_turns": _against(limits.turns, ("warn", settings.warn_turns),
+                                    ("soft", settings.soft_chunk_turns),
+                                    ("hard", settings.hard_chunk_turns)),
+            "files_read": _against(len(limits.read), ("limit", settings.files_read_limit)),
+            "files_modified": _against(len(limits.modified),
+                                       ("limit", settings.files_modified_limit)),
+            "persisted": persisted}

@@ -42,6 +42,8 @@ from swetui.agent.tools.base import (
     ListDirArgs,
     ReadFileArgs,
     RecallArgs,
+    TodoArgs,
+    TodoEntry,
     ToolError,
     ToolResult,
     WriteFileArgs,
@@ -58,6 +60,8 @@ from swetui.messages import ToolCall, ToolSchema
 log = logging.getLogger(__name__)
 
 RecallFn = Callable[[str, str], "str | None | Awaitable[str | None]"]
+PlanFn = Callable[[list[TodoEntry]], str]
+"""Keeps the model's plan (the session's `Plan.update`); returns what the model is told."""
 
 
 class Toolbox:
@@ -66,7 +70,8 @@ class Toolbox:
     def __init__(self, root: Path, settings: Settings, queue: ApprovalQueue, bus: EventBus, *,
                  recall: RecallFn | None = None, checkpoints: Checkpoints | None = None,
                  mode: Mode | None = None, rules: RuleBook | None = None,
-                 mcp: McpServers | None = None) -> None:
+                 mcp: McpServers | None = None,
+                 plan: PlanFn | None = None) -> None:
         self.workspace = WorkspaceFiles(root)
         self.root = self.workspace.root
         self.settings = settings
@@ -83,6 +88,7 @@ class Toolbox:
         self.commands = CommandRunner(self.root, settings, sandbox, bus, queue, self._decide)
         self._recall = recall
         self.mcp = mcp
+        self._plan = plan
 
     def close(self) -> None:
         """Remove the sandbox's private temp directory."""
@@ -205,6 +211,13 @@ class Toolbox:
             return await asyncio.to_thread(readers.grep, ws, settings, args)
         if isinstance(args, RecallArgs):
             return await self._recall_exchange(args)
+        if isinstance(args, TodoArgs):
+            if self._plan is None:
+                raise ToolError("todo is not available in this session.",
+                                summary="todo unavailable")
+            done = sum(entry.status == "completed" for entry in args.items)
+            return ToolResult(content=self._plan(list(args.items)),
+                              summary=f"plan: {done} of {len(args.items)} done")
         action = await asyncio.to_thread(self.prepare, call)
         if action.kind != "bash" and action.old_content == action.new_content:
             return ToolResult(content=f"No change: {action.path} already has this content.",

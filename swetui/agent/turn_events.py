@@ -1,7 +1,7 @@
 """Events of an agent turn, in the order a transcript shows them.
 
-The turn loop publishes these on the engine's bus (and `CompactionNotice` the session's
-automatic compaction); the UI renders them and `swetui run` prints them. A tool call has
+The turn loop publishes these on the engine's bus (the session publishes `CompactionNotice`,
+`PlanChanged` and `SessionLimit`); the UI renders them and `swetui run` prints them. A tool call has
 one pair, `ToolCallStarted` then `ToolCallFinished`, also when it is malformed, denied or
 cancelled. Approval events live in `swetui.agent.events`; the provider's stream events
 (`swetui.providers.events`) are never published on the bus.
@@ -9,7 +9,7 @@ cancelled. Approval events live in `swetui.agent.events`; the provider's stream 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -103,7 +103,32 @@ class CompactionNotice(_Event):
     message: str
 
 
+class PlanChanged(_Event):
+    """The model changed its plan (the `todo` tool): every task with its status."""
+
+    tasks: tuple[tuple[str, str], ...]
+    """(task, status) in order; status is pending, in_progress or completed."""
+
+    def line(self) -> str:
+        """`Plan: 2 of 5 done · now: <task>` for the transcript."""
+        done = sum(status == "completed" for _task, status in self.tasks)
+        now = next((task for task, status in self.tasks if status == "in_progress"),
+                   next((task for task, status in self.tasks if status == "pending"), ""))
+        return f"Plan: {done} of {len(self.tasks)} done" + (f" · now: {now}" if now else "")
+
+
+class SessionLimit(_Event):
+    """A session limit was reached: a warning, or a chunk boundary with its handoff file."""
+
+    kind: Literal["warning", "chunk"]
+    message: str
+    chunk: int = 1
+    """The chunk the session is in now (after a boundary: the new one)."""
+    handoff: str | None = None
+    """The handoff file written at a boundary (workspace-relative)."""
+
+
 TurnEvent = (TurnStarted | RetrievalDone | ModelCallStarted | ReasoningChunk | AnswerChunk
              | ToolCallStarted | ToolCallFinished | ModelCallFinished | TurnFinished
-             | CompactionNotice)
+             | CompactionNotice | PlanChanged | SessionLimit)
 """Every event of a turn, in transcript order (also what a resumed log rebuilds)."""

@@ -24,9 +24,11 @@ from swetui.agent import (
     ApprovalRequested,
     CompactionNotice,
     PendingAction,
+    PlanChanged,
     ReasoningChunk,
     RetrievalDone,
     Session,
+    SessionLimit,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
@@ -118,6 +120,13 @@ class Printer:
         elif isinstance(event, EngineNotice) and event.level == "info":
             self.enter("tool")
             out.write(self.style(f"note: {one_line(event.message)}\n", "2"))
+        elif isinstance(event, PlanChanged):
+            self.enter("tool")
+            out.write(self.style(f"{one_line(event.line())}\n", "2"))
+        elif isinstance(event, SessionLimit):
+            self.enter("tool")
+            label = "chunk" if event.kind == "chunk" else "limit"
+            out.write(self.style(f"{label}: {one_line(event.message)}\n", "33"))
         out.flush()
 
     def finish(self, finished: TurnFinished) -> None:

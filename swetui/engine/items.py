@@ -38,6 +38,9 @@ class ItemState(StrEnum):
     DEFERRED = "deferred"
     """A tool whose schema is not sent yet: only its one-line `stub` is (deferred MCP tools,
     loaded by the model's `tool_search`)."""
+    ARCHIVED = "archived"
+    """In the archive only, sent in no form (history before a chunk boundary; a tool call
+    whose exchange is down to its header): `recall` still brings it back."""
 
 
 class Origin(StrEnum):
@@ -51,6 +54,7 @@ class ItemKind(StrEnum):
     TOOL_SCHEMA = "tool_schema"
     MEMORY_FILE = "memory_file"
     SESSION_NOTES = "session_notes"
+    PLAN = "plan"
     SUMMARY = "summary"
     EXCHANGE_DIGEST = "exchange_digest"
     USER_MESSAGE = "user_message"
@@ -80,6 +84,9 @@ class FoldRecord(BaseModel):
     compaction_id: str
     state: ItemState
     stub: str | None = None
+    previous: FoldRecord | None = None
+    """The record of the compaction that had folded the item before this one did (a tool
+    call's stub archived later): undo puts it back."""
 
 
 _NO_CALL = ToolCallPayload()
@@ -150,6 +157,8 @@ class ContextItem(BaseModel):
         """Whether any form of the item reaches the model."""
         if self.pinned:
             return True
+        if self.state is ItemState.ARCHIVED:
+            return False
         if self.state in (ItemState.INCLUDED, ItemState.STALE):
             return True
         if self.state is ItemState.DEFERRED:
@@ -171,7 +180,7 @@ class ContextItem(BaseModel):
             return self.content
         if self.state is ItemState.DEFERRED:
             return self.stub or ""
-        if self.kind is ItemKind.TOOL_CALL:
+        if self.kind is ItemKind.TOOL_CALL and self.state is not ItemState.ARCHIVED:
             if self.state is ItemState.COMPACTED and self.stub:
                 return self.stub
             return f"[{self.state.value} by the user; recall id {self.id}]"

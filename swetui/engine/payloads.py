@@ -112,12 +112,23 @@ class ReferenceIndexPayload(CompactionOutput):
     groups: dict[str, list[str]] = Field(default_factory=dict)
 
 
-CompactionPayload = ExchangePayload | RunningSummaryPayload | ReferenceIndexPayload
+class HandoffPayload(CompactionOutput):
+    """The handoff a chunk boundary wrote: the next chunk's requests start from it."""
+
+    type: Literal["handoff"] = "handoff"
+    chunk: int
+    """The chunk that ended."""
+    path: str | None = None
+    """The handoff file (workspace-relative), when it could be written."""
+
+
+CompactionPayload = (ExchangePayload | RunningSummaryPayload | ReferenceIndexPayload
+                     | HandoffPayload)
 """What a compaction creates an item with."""
 
 ItemPayload = Annotated[
     ToolCallPayload | AssistantPayload | GrepPayload | ExchangePayload | RunningSummaryPayload
-    | ReferenceIndexPayload,
+    | ReferenceIndexPayload | HandoffPayload,
     Field(discriminator="type"),
 ]
 """Every payload an item can carry (None: the kind carries nothing beyond its text)."""

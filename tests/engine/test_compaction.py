@@ -117,12 +117,17 @@ def test_history_shape_last_five_full_summaries_6_to_10_headers_older():
 def test_old_tool_outputs_become_one_line_results_with_a_recall_id():
     engine = session(12)
     compactor.apply(engine, compactor.plan(engine))
-    old_read = next(i for i in engine if i.kind is ItemKind.TOOL_CALL and i.turn_created == 1
+    old_read = next(i for i in engine if i.kind is ItemKind.TOOL_CALL and i.turn_created == 5
                     and i.call.name == "read_file")
     assert old_read.state is ItemState.COMPACTED
     assert "\n" not in old_read.stub and old_read.id in old_read.stub
     assert old_read.source.path in old_read.stub
     assert old_read.content  # the full output stays in the archive
+    # beyond the last ten exchanges only the header is sent: the stubs fold into it
+    oldest = [i for i in engine if i.kind is ItemKind.TOOL_CALL and i.turn_created == 1]
+    assert oldest and all(i.state is ItemState.ARCHIVED and not i.sent for i in oldest)
+    assert all(f"[{i.id}]" not in request_text(engine) for i in oldest)
+    assert oldest[0].content  # still in the archive
 
 
 def test_pinned_items_and_the_current_turn_are_never_touched():
@@ -288,7 +293,8 @@ def test_apply_reuses_the_planned_items_and_reprices_what_changed_since():
     engine = session(14)
     plan = compactor.plan(engine)
     priced = plan._priced
-    tool_folds = [f for f in plan.folds if engine.get(f.id).kind is ItemKind.TOOL_CALL]
+    tool_folds = [f for f in plan.folds if engine.get(f.id).kind is ItemKind.TOOL_CALL
+                  and f.state is ItemState.COMPACTED]
     retitled, restubbed = tool_folds[0], tool_folds[1]
     # changed after planning without touching content or state: apply folds the new item
     engine.update(retitled.id, title="renamed after the plan")

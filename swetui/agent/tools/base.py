@@ -86,6 +86,19 @@ class RecallArgs(_Args):
     form: Literal["header", "summary", "full"]
 
 
+class TodoEntry(BaseModel):
+    """One task of the model's plan."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    content: str = Field(min_length=1, max_length=500)
+    status: Literal["pending", "in_progress", "completed"] = "pending"
+
+
+class TodoArgs(_Args):
+    items: list[TodoEntry] = Field(max_length=50)
+
+
 ARGUMENT_MODELS: dict[str, type[_Args]] = {
     "read_file": ReadFileArgs,
     "list_dir": ListDirArgs,
@@ -95,6 +108,7 @@ ARGUMENT_MODELS: dict[str, type[_Args]] = {
     "write_file": WriteFileArgs,
     "bash": BashArgs,
     "recall": RecallArgs,
+    "todo": TodoArgs,
 }
 
 

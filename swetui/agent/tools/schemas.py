@@ -73,6 +73,20 @@ TOOL_SCHEMAS: tuple[ToolSchema, ...] = (
             "form": {"type": "string", "enum": ["header", "summary", "full"]},
         }, ["id", "form"]),
     ),
+    ToolSchema(
+        name="todo",
+        description="Keep your plan: send the whole task list each time it changes (mark "
+                    "one task in_progress while you work on it, completed when done). It "
+                    "stays in your context through compaction and session chunks.",
+        parameters=_schema({
+            "items": {"type": "array", "maxItems": 50, "items": {
+                "type": "object", "additionalProperties": False, "required": ["content"],
+                "properties": {
+                    "content": {"type": "string", "description": "The task, one line."},
+                    "status": {"type": "string",
+                               "enum": ["pending", "in_progress", "completed"]}}}},
+        }, ["items"]),
+    ),
 )
 
 TOOL_NAMES = frozenset(schema.name for schema in TOOL_SCHEMAS)

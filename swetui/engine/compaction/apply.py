@@ -56,6 +56,7 @@ def _priced(engine: ContextEngine, plan: CompactionPlan, fold: Fold) -> Priced:
         record = folded.folded
         if (record is not None and folded.state is fold.state and folded.stub == fold.stub
                 and record.state is fold.previous_state and record.stub == fold.previous_stub
+                and record.previous == item.folded
                 and record.compaction_id == plan.compaction_id):
             return priced
     return engine.price(item, **folded_changes(plan.compaction_id, fold, item))
@@ -122,8 +123,10 @@ def _undo_one(engine: ContextEngine, compaction_id: str) -> CompactionUndone:
         for item in engine:
             record, created = item.folded, item.created_by
             if record is not None and record.compaction_id == compaction_id:
-                engine.update(item.id, state=record.state, stub=record.stub, folded=None,
-                              reason="compaction undone")
+                # folded before by an earlier compaction (a stub later archived): that
+                # compaction's record comes back with its state
+                engine.update(item.id, state=record.state, stub=record.stub,
+                              folded=record.previous, reason="compaction undone")
                 restored.append(item.id)
             elif (created is not None and created.compaction_id == compaction_id
                     and not created.undone):

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from swetui.engine.assembly import CONVERSATION_KINDS
 from swetui.engine.compaction.plan import CompactionPlan, Fold, price_fold, settle_tokens
 from swetui.engine.compaction.text import (
+    ERRORS_GROUP,
     exchange_header,
     exchange_summary,
     identifiers,
+    item_errors,
     item_identifiers,
     message_stub,
     render_index,
@@ -92,16 +94,33 @@ class PlanBuilder:
         return item.kind is ItemKind.ASSISTANT_MESSAGE and bool(
             self.anchors.intersection(item.call_ids))
 
-    def fold(self, item: ContextItem, stub: str | None = None) -> None:
+    def fold(self, item: ContextItem, stub: str | None = None,
+             state: ItemState = ItemState.COMPACTED) -> None:
         if item.id in self.folds or item.pinned or item.state not in LIVE:
             return
-        self.folds[item.id], self.priced[item.id] = price_fold(self.engine, item, stub, self.id)
+        self.folds[item.id], self.priced[item.id] = price_fold(self.engine, item, stub, self.id,
+                                                               state)
         self.folded_items.append(item)
 
-    def fold_message(self, item: ContextItem) -> None:
-        self.fold(item, tool_stub(item) if item.kind is ItemKind.TOOL_CALL else message_stub(item))
+    def fold_message(self, item: ContextItem, archive: bool = False) -> None:
+        """Fold a message; a tool call's stub stays sent unless `archive` (its exchange is
+        down to its header, which with the index keeps what the stub said)."""
+        if item.kind is ItemKind.TOOL_CALL:
+            self.fold(item, tool_stub(item),
+                      ItemState.ARCHIVED if archive else ItemState.COMPACTED)
+        else:
+            self.fold(item, message_stub(item))
 
-    def _new(self, kind: ItemKind, layer: Layer, title: str, content: str,
+    def archive_stub(self, item: ContextItem) -> None:
+        """A tool call folded earlier whose exchange is now down to its header: its stub
+        leaves the request too (undo gives it back)."""
+        if (item.id in self.folds or item.pinned or item.kind is not ItemKind.TOOL_CALL
+                or item.state is not ItemState.COMPACTED):
+            return
+        self.folds[item.id], self.priced[item.id] = price_fold(
+            self.engine, item, item.stub, self.id, ItemState.ARCHIVED)
+
+    def new(self, kind: ItemKind, layer: Layer, title: str, content: str,
              payload: CompactionPayload, *, state: ItemState = ItemState.INCLUDED,
              item_id: str | None = None) -> ContextItem:
         turn = payload.turn
@@ -123,7 +142,10 @@ class PlanBuilder:
                     covered = [*old.payload.items, *covered]
                 self.fold(old)
         for item in live:
-            self.fold_message(item)
+            self.fold_message(item, archive=position > keep_summaries)
+        if position > keep_summaries:
+            for item in self.snap.conversation.get(turn, ()):
+                self.archive_stub(item)
         everything = self.snap.conversation.get(turn, live)
         count = self.engine.counter.count
         user = next((i.content for i in everything if i.kind is ItemKind.USER_MESSAGE), "")
@@ -131,12 +153,12 @@ class PlanBuilder:
         header = exchange_header(turn, user, count)
         summary_state = ItemState.INCLUDED if position <= keep_summaries else ItemState.COMPACTED
         items = tuple(dict.fromkeys(covered))
-        summary = self._new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, f"Turn {turn} summary",
+        summary = self.new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, f"Turn {turn} summary",
                             exchange_summary(turn, everything, count),
                             ExchangePayload(compaction_id=self.id, turn=turn, form="summary",
                                             items=items, counterpart=header_id),
                             state=summary_state)
-        self._new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY,
+        self.new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY,
                   f"Turn {turn}: {header.split(': ', 1)[-1]}", header,
                   ExchangePayload(compaction_id=self.id, turn=turn, form="header", items=items,
                                   counterpart=summary.id), item_id=header_id)
@@ -173,14 +195,18 @@ class PlanBuilder:
             facts = facts.model_copy(update={"focus": instructions.strip()[:200]})
         count = self.engine.counter.count
         body = text if text is not None else render_running_summary(facts, count)
-        self._new(ItemKind.SUMMARY, Layer.SUMMARY, "Running summary", body,
+        self.new(ItemKind.SUMMARY, Layer.SUMMARY, "Running summary", body,
                   RunningSummaryPayload(compaction_id=self.id, turn=self.snap.current,
                                         facts=facts))
 
     def _index(self) -> None:
+        """Every name and error line of the folded items that no sent header or summary
+        shows, filed under the turn (and file) it came from. The running summary does not
+        count as showing a name: it is rewritten at every compaction."""
         for old in self.snap.index:
             self.fold(old)
-        sent = [item for item in self.created if item.state is ItemState.INCLUDED]
+        sent = [item for item in self.created if item.state is ItemState.INCLUDED
+                and not isinstance(item.payload, RunningSummaryPayload)]
         present: set[str] = set()
         for item in sent:
             present |= identifiers(item.content)
@@ -191,17 +217,19 @@ class PlanBuilder:
                 for where, carried in old.payload.groups.items():
                     self._place(groups, placed, present, where, carried)
         for item in self.folded_items:
+            if isinstance(item.payload, RunningSummaryPayload | ReferenceIndexPayload):
+                continue  # the index's groups were carried over above; the summary's names
+                # came from conversation items filed under their own turns
             names = item_identifiers(item)
             self.retained |= names
-            if isinstance(item.payload, ReferenceIndexPayload):
-                continue  # its groups were carried over above
-            fresh = names - placed - present
-            if fresh:
-                placed |= fresh
-                groups.setdefault(item.source.path or f"t{item.turn_created}",
-                                  []).extend(sorted(fresh))
+            turn = created.turn if (created := item.created_by) is not None else item.turn_created
+            where = f"t{turn} {item.source.path}" if item.source.path else f"t{turn}"
+            self._place(groups, placed, present, where, sorted(names))
+            errors = item_errors(item)
+            self.retained |= set(errors)
+            self._place(groups, placed, set(), f"t{turn}{ERRORS_GROUP}", errors)
         if groups:
-            self._new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, "Reference index",
+            self.new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, "Reference index",
                       render_index(groups),
                       ReferenceIndexPayload(compaction_id=self.id, turn=self.snap.current,
                                             groups=groups))

@@ -70,17 +70,22 @@ class ModelCompactor:
         self._structural = StructuralCompactor()
 
     def plan(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
-             instructions: str | None = None) -> CompactionPlan:
+             instructions: str | None = None, target: int | None = None) -> CompactionPlan:
         """A synchronous preview: the structural plan (the model runs in `plan_async`)."""
-        plan = self._structural.plan(engine, item_ids=item_ids, instructions=instructions)
+        plan = self._structural.plan(engine, item_ids=item_ids, instructions=instructions,
+                                     target=target)
         plan.notes.append("preview made structurally; the model writes the summaries on apply")
         return plan
 
     async def plan_async(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
-                         instructions: str | None = None) -> CompactionPlan:
-        """Plan the folds, then ask the model for the summaries (falling back on failure)."""
+                         instructions: str | None = None,
+                         target: int | None = None) -> CompactionPlan:
+        """Plan the folds (the shape chosen structurally, so the model is asked once), then
+        ask the model for the summaries (falling back on failure)."""
         started = time.perf_counter()
-        builder = self._structural.build(engine, item_ids=item_ids, compactor="model")
+        shape = self._structural.shape_for(engine, target if item_ids is None else None)
+        builder = self._structural.build(engine, item_ids=item_ids, compactor="model",
+                                         shape=shape)
         running: str | None = None
         if builder.folds and builder.exchanges:
             running = await self._summaries(builder, instructions)

@@ -73,25 +73,29 @@ class CompactionPlan(BaseModel):
                 f"(−{self.reduction:.0f}%)")
 
 
-def fold_record(compaction_id: str, fold: Fold) -> FoldRecord:
-    """What a folded item keeps to be undone: the compaction and its state and stub before."""
+def fold_record(compaction_id: str, fold: Fold,
+                previous: FoldRecord | None = None) -> FoldRecord:
+    """What a folded item keeps to be undone: the compaction, its state and stub before,
+    and the record of the compaction that had folded it before (a stub later archived),
+    which undo puts back."""
     return FoldRecord(compaction_id=compaction_id, state=fold.previous_state,
-                      stub=fold.previous_stub)
+                      stub=fold.previous_stub, previous=previous)
 
 
 def folded_changes(compaction_id: str, fold: Fold, item: ContextItem) -> dict[str, Any]:
     """The changes that fold `item` as `fold` says (what `apply` makes of it)."""
     return {"state": fold.state, "stub": fold.stub,
-            "folded": fold_record(compaction_id, fold)}
+            "folded": fold_record(compaction_id, fold, item.folded)}
 
 
 def price_fold(engine: ContextEngine, item: ContextItem, stub: str | None,
-               compaction_id: str) -> tuple[Fold, Priced]:
-    """A fold of `item` to `compacted` with `stub`, and the folded item priced by the engine
-    (its cost is the fold's `tokens_after`; `apply` reuses it)."""
+               compaction_id: str,
+               state: ItemState = ItemState.COMPACTED) -> tuple[Fold, Priced]:
+    """A fold of `item` to `state` (compacted, or archived) with `stub`, and the folded item
+    priced by the engine (its cost is the fold's `tokens_after`; `apply` reuses it)."""
     fold = Fold(id=item.id, title=item.title, stub=stub, previous_state=item.state,
                 previous_stub=item.stub, content_hash=item.content_hash,
-                state=ItemState.COMPACTED, tokens_before=engine.sent_tokens(item.id),
+                state=state, tokens_before=engine.sent_tokens(item.id),
                 tokens_after=0)
     priced = engine.price(item, **folded_changes(compaction_id, fold, item))
     fold.tokens_after = priced.cost

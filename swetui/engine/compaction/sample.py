@@ -46,6 +46,35 @@ def _carrying(calls: list[ContextItem]) -> AssistantPayload:
                                                 for call in calls))
 
 
+_KEYS = ("api_key", "user_id", "timeout", "region", "token")
+_ATTRS = ("close", "read", "items", "encode", "commit")
+
+
+def _failure(rng: random.Random, path: str, func: str, cls: str) -> str:
+    """What a failing run prints: a pytest failure with its exception, or type errors."""
+    line = rng.randint(10, 400)
+    if rng.random() < 0.25:
+        return "\n".join(
+            [f'{path}:{line}: error: Argument 1 to "{func}" has incompatible type "str"; '
+             'expected "int"  [arg-type]',
+             f"{path}:{line + 7}: error: \"{cls}\" has no attribute \"{func}_cache\"  "
+             "[attr-defined]", "Found 2 errors in 1 file (checked 41 source files)"])
+    exception = rng.choice((
+        f"KeyError: '{rng.choice(_KEYS)}'",
+        f"AttributeError: 'NoneType' object has no attribute '{rng.choice(_ATTRS)}'",
+        f"TypeError: {func}() got an unexpected keyword argument 'strict'",
+        f"ValueError: invalid literal for int() with base 10: '{rng.randint(1, 99)}x'",
+    ))
+    test = f"tests/test_{func}.py::test_{func}_empty"
+    return "\n".join([
+        "=" * 20 + " FAILURES " + "=" * 20, f"____ test_{func}_empty ____", "",
+        f"    def test_{func}_empty():", f">       assert {cls}().{func}(None) == []", "",
+        f"{path}:{line}: in {func}", f"    result = self.{func}_impl(value)",
+        f"E   {exception}", "", f"{path}:{line}: {exception.split(':')[0]}",
+        "=" * 10 + " short test summary info " + "=" * 10,
+        f"FAILED {test} - {exception}", f"1 failed, {rng.randint(5, 60)} passed in 0.42s"])
+
+
 def _summary(name: str, arguments: dict[str, str], content: str, is_error: bool) -> str:
     if is_error:
         return f"{name} failed"
@@ -105,7 +134,7 @@ class SessionMaker:
         edit = self._call("edit_file", {"path": path, "old": old, "new": new},
                           f"Edited {path}: 1 hunk", path=path)
         failed = rng.random() < 0.25
-        output = (f"FAILED tests/test_{func}.py::test_{func}_empty - AssertionError"
+        output = (_failure(rng, path, func, cls)
                   if failed else f"{rng.randint(20, 90)} passed in 0.{rng.randint(1, 9)}s")
         test = self._call("bash", {"command": f"pytest -q tests/test_{func}.py"}, output,
                           is_error=failed)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from swetui.engine.compaction.apply import apply as apply_plan
 from swetui.engine.compaction.apply import undo as undo_compaction
@@ -36,23 +37,52 @@ EDIT_TOOLS = frozenset({"edit_file", "write_file"})
 TASK_KINDS = frozenset({ItemKind.FILE, ItemKind.GREP, ItemKind.LISTING})
 
 
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """How much of the recent history a compaction leaves alone."""
+
+    keep_full: int = KEEP_FULL
+    keep_summaries: int = KEEP_SUMMARIES
+    file_age: int = FILE_AGE
+
+
+SHAPES = (Shape(), Shape(3, 6, 5), Shape(2, 4, 2), Shape(1, 2, 1), Shape(1, 0, 1))
+"""Ever tighter shapes, tried in turn when a compaction must get under a target."""
+
+
 class StructuralCompactor:
     """Offline compaction by structure: no model call, the same items give the same plan."""
 
     name = "structural"
 
     def plan(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
-             instructions: str | None = None) -> CompactionPlan:
-        """What compacting now would do (nothing changes until `apply`)."""
+             instructions: str | None = None, target: int | None = None) -> CompactionPlan:
+        """What compacting now would do (nothing changes until `apply`). With a `target`
+        (tokens), ever tighter shapes are tried until the request gets under it."""
         started = time.perf_counter()
         with paused_gc():
-            plan = self.build(engine, item_ids=item_ids).finish(instructions=instructions)
+            plan = self.build(engine, item_ids=item_ids,
+                              shape=self.shape_for(engine, target)
+                              if item_ids is None else Shape()).finish(
+                instructions=instructions)
         plan.planned_ms = (time.perf_counter() - started) * 1000
         return plan
 
     async def plan_async(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
-                         instructions: str | None = None) -> CompactionPlan:
-        return self.plan(engine, item_ids=item_ids, instructions=instructions)
+                         instructions: str | None = None,
+                         target: int | None = None) -> CompactionPlan:
+        return self.plan(engine, item_ids=item_ids, instructions=instructions, target=target)
+
+    def shape_for(self, engine: ContextEngine, target: int | None) -> Shape:
+        """The loosest shape whose plan brings the request to `target` tokens or below (the
+        tightest when none does); the default shape without a target."""
+        if target is None:
+            return SHAPES[0]
+        for shape in SHAPES[:-1]:
+            with paused_gc():
+                if self.build(engine, shape=shape).finish().tokens_after <= target:
+                    return shape
+        return SHAPES[-1]
 
     def apply(self, engine: ContextEngine, plan: CompactionPlan,
               trigger: str = "manual") -> CompactionFinished:
@@ -64,7 +94,7 @@ class StructuralCompactor:
     # -- planning ------------------------------------------------------------------------
 
     def build(self, engine: ContextEngine, *, item_ids: Iterable[str] | None = None,
-              compactor: str = "structural") -> PlanBuilder:
+              compactor: str = "structural", shape: Shape = SHAPES[0]) -> PlanBuilder:
         """The folds and exchange digests, before the running summary and the index."""
         snap = Snapshot.of(engine)
         builder = PlanBuilder(engine, snap, engine.new_id("k"), compactor)
@@ -80,17 +110,19 @@ class StructuralCompactor:
             return builder
         for turn in exchanges:
             back = position[turn]
-            if turn >= snap.current or back <= KEEP_FULL:
+            if turn >= snap.current or back <= shape.keep_full:
                 continue
             live = [item for item in snap.conversation.get(turn, ())
                     if item.state in LIVE and not item.pinned and not builder.anchored(item)]
             if live:
-                builder.collapse(turn, live, back, KEEP_SUMMARIES)
-            elif back > KEEP_SUMMARIES and turn in snap.summaries:
+                builder.collapse(turn, live, back, shape.keep_summaries)
+            elif back > shape.keep_summaries and turn in snap.summaries:
                 builder.fold(snap.summaries[turn])  # demoted: only its header stays sent
+                for item in snap.conversation.get(turn, ()):
+                    builder.archive_stub(item)
         self._cap_headers(builder)
         self._duplicates(builder)
-        self._old_files(builder)
+        self._old_files(builder, shape)
         if not builder.folds:
             builder.notes.append("nothing to fold: the last exchanges, the current turn and "
                                  "pinned items are kept in full")
@@ -123,14 +155,17 @@ class StructuralCompactor:
     def _cap_headers(self, builder: PlanBuilder) -> None:
         """At most MAX_HEADERS headers stay sent; older ones go to the archive (their paths
         and identifiers move to the reference index)."""
+        created = {item.id: position for position, item in enumerate(builder.created)}
         sent = [(item.payload.turn, index, item) for index, item in
                 enumerate([*builder.snap.headers.values(), *builder.created])
                 if isinstance(item.payload, ExchangePayload) and item.payload.form == "header"
                 and item.id not in builder.folds]
         sent.sort(key=lambda entry: (entry[0], entry[1]))
+        # by id, never by model equality: comparing pydantic models field by field made
+        # this quadratic in the session's length
         for _turn, _index, item in sent[:max(0, len(sent) - MAX_HEADERS)]:
-            if item in builder.created:
-                position = builder.created.index(item)
+            position = created.get(item.id)
+            if position is not None:
                 builder.created[position] = item.model_copy(
                     update={"state": ItemState.COMPACTED})
             else:
@@ -151,17 +186,17 @@ class StructuralCompactor:
                 builder.fold(item, f"[folded] {name}({call_target(item)}) → same output as "
                                    f"{keeper.id} (recall {item.id})")
 
-    def _old_files(self, builder: PlanBuilder) -> None:
-        """File contents retrieved more than FILE_AGE turns ago, unless still being edited."""
+    def _old_files(self, builder: PlanBuilder, shape: Shape) -> None:
+        """File contents retrieved more than `file_age` turns ago, unless still edited."""
         snap = builder.snap
         editing = {item.source.path or call_target(item)
                    for turn, items in snap.conversation.items()
-                   if turn > snap.current - KEEP_FULL for item in items
+                   if turn > snap.current - shape.keep_full for item in items
                    if item.kind is ItemKind.TOOL_CALL and item.call.name in EDIT_TOOLS}
         for item in snap.items:
             last = max(item.turn_created, item.turn_last_used)
             if (item.layer is Layer.TASK and item.kind in TASK_KINDS and item.state in LIVE
-                    and last < snap.current - FILE_AGE and item.source.path not in editing):
+                    and last < snap.current - shape.file_age and item.source.path not in editing):
                 builder.fold(item, file_stub(item, item.turn_created))
 
 

@@ -30,6 +30,53 @@ _NONE: tuple[str, ...] = ()
 
 Counter = Callable[[str], int]
 
+ERROR_LINE_CHARS = 300
+"""An error line longer than this is kept to this many characters."""
+FILE_TOOLS = frozenset({"read_file", "grep", "glob", "list_dir"})
+"""Tools whose output is the workspace's own text: its lines are code, not errors."""
+_ERROR_LINE = re.compile(
+    r"""^(?:E\s+)?(?:
+      (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Failure|Interrupt|Exit|Warning)
+          (?::\s.*|\s*)$                                   # KeyError: 'api_key'
+    | (?:FAILED|ERROR)\s+\S+::\S.*                        # FAILED tests/t.py::test_x - …
+    | \S+::\S+\s+(?:FAILED|ERROR)\b.*                      # tests/t.py::test_x FAILED
+    | \S+?(?::\d+){1,2}:\s*(?:fatal\s+)?error\b.*          # src/a.c:12:5: error: …
+    | \S+?:\d+:\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b.*  # src/a.py:12: KeyError
+    | \S+?\(\d+,\d+\):\s*error\b.*                       # src/a.ts(3,7): error TS2322: …
+    | error(?:\[\w+\])?:\s.*                               # error[E0308]: mismatched types
+    | \s*-->\s*\S+:\d+(?::\d+)?                            #   --> src/main.rs:4:5
+    | \S+\.go:\d+:\d+:\s.*                                 # ./main.go:12:2: undefined: x
+    | panic:\s.*
+    )""", re.VERBOSE)
+
+
+_PYTEST_E = re.compile(r"^E\s+")
+
+
+def error_lines(text: str) -> list[str]:
+    """The error lines of a tool's output, in order, each once: exceptions with their
+    message, failing test ids, compiler errors with their path and line."""
+    found: dict[str, None] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and _ERROR_LINE.match(line):
+            found[_PYTEST_E.sub("", line)[:ERROR_LINE_CHARS]] = None
+    return list(found)
+
+
+def item_errors(item: ContextItem) -> list[str]:
+    """The error lines a folded item must keep visible (tool outputs that are not file
+    text; a failed call's first line when it shows no recognisable error line)."""
+    if item.kind is not ItemKind.TOOL_CALL:
+        return []
+    name = item.call.name or "tool"
+    lines = [] if name in FILE_TOOLS and not item.call.is_error else \
+        error_lines(item.content)
+    if not lines and item.call.is_error:
+        first = first_line(item.content, ERROR_LINE_CHARS)
+        lines = [first] if first else []
+    return lines
+
 
 def _classify(token: str) -> tuple[str, ...]:
     """The identifiers one raw token stands for (usually none, or the token itself)."""
@@ -132,8 +179,11 @@ def tool_stub(item: ContextItem) -> str:
     """The one-line result sent instead of a folded tool call's output, with its recall id."""
     name = item.call.name or "tool"
     result = item.call.summary or first_line(item.content, 60) or "(no output)"
-    failed = "failed: " if item.call.is_error else ""
-    return f"{name} {call_target(item)} → {failed}{first_line(str(result), 60)} [{item.id}]"
+    if item.call.is_error:
+        errors = item_errors(item)
+        shown = errors[-1] if errors else first_line(str(result), 60)
+        return f"{name} {call_target(item)} → failed: {shown} [{item.id}]"
+    return f"{name} {call_target(item)} → {first_line(str(result), 60)} [{item.id}]"
 
 
 def message_stub(item: ContextItem) -> str:
@@ -192,8 +242,7 @@ def exchange_summary(turn: int, items: Iterable[ContextItem], count: Counter) ->
         target = call_target(item)
         if target and target not in actions.setdefault(name, []):
             actions[name].append(target)
-        if item.call.is_error:
-            errors.append(f"{name} {target}: {first_line(item.content, 60)}")
+        errors.extend(f"{name} {target}: {line}" for line in item_errors(item))
     parts = [f"t{turn} summary:"]
     if users:
         parts.append(f"asked: {gist(users[0].content, 20)}.")
@@ -201,22 +250,34 @@ def exchange_summary(turn: int, items: Iterable[ContextItem], count: Counter) ->
         parts.append("did: " + "; ".join(f"{name} {', '.join(targets)}".strip()
                                          for name, targets in actions.items()) + ".")
     if errors:
-        parts.append("errors: " + "; ".join(errors[:2]) + ".")
+        parts.append("errors: " + "; ".join(errors[-2:]) + ".")
     if answers:
         parts.append(f"outcome: {gist(answers[-1].content, 24)}")
     return fit(" ".join(parts), EXCHANGE_SUMMARY_TOKENS, count)
 
 
+ERRORS_GROUP = " errors"
+"""The suffix of an index group that holds a turn's error lines (whole lines, not names)."""
+
+
 def render_index(groups: dict[str, list[str]], count: Counter | None = None) -> str:
-    """The reference index: every path and identifier of folded turns, grouped by where it
-    was seen, so the model can find and recall it."""
-    lines = ["Reference index of folded turns (paths and identifiers; `recall` brings any "
-             "exchange back):"]
-    for where in sorted(groups):
+    """The reference index: every path, identifier and error line of folded turns, grouped
+    by the turn (and file) where it was seen, so the model can find and recall it."""
+    lines = ["Reference index of folded turns (paths, identifiers and errors; `recall` brings "
+             "any exchange back):"]
+    for where in sorted(groups, key=_group_order):
         names = groups[where]
-        if names:
+        if names and where.endswith(ERRORS_GROUP):
+            lines.append(f"{where}: " + " | ".join(names))
+        elif names:
             lines.append(f"{where}: {' '.join(names)}")
     return "\n".join(lines)
+
+
+def _group_order(where: str) -> tuple[int, str]:
+    """Groups by turn number first (t2 before t10), then by name."""
+    head = where.split(" ", 1)[0]
+    return (int(head[1:]) if head[:1] == "t" and head[1:].isdigit() else 0, where)
 
 
 _EDIT_TOOLS = frozenset({"edit_file", "write_file"})
@@ -256,7 +317,8 @@ def summary_facts(previous: SummaryFacts,
                 if item.source.path:
                     files.append(item.source.path)
                 if item.call.is_error:
-                    facts["last_error"] = f"t{turn} {name} {target}: {first_line(item.content, 80)}"
+                    errors = item_errors(item) or ["(no output)"]
+                    facts["last_error"] = f"t{turn} {name} {target}: {errors[-1]}"
                 elif name in _EDIT_TOOLS:
                     achievements.append(f"t{turn} {name} {target}")
                     new = str(item.call.arguments.get("new", ""))

@@ -36,6 +36,7 @@ STATE_LABELS: dict[ItemState, str] = {
     ItemState.COMPACTED: "comp",
     ItemState.STALE: "stale",
     ItemState.DEFERRED: "defer",
+    ItemState.ARCHIVED: "arch",
 }
 
 LAYER_TITLES: dict[Layer, str] = {
@@ -118,7 +119,8 @@ def render_item(item: ContextItem, sent_tokens: int, width: int, *, selected: bo
     text.append(f"{tokens:>{TOKENS_WIDTH}}", tokens_style + meta)
     text.append(" ", meta)
     state_style = {ItemState.DROPPED: styles.dropped, ItemState.STALE: styles.stale,
-                   ItemState.COMPACTED: styles.compacted}.get(item.state, styles.muted)
+                   ItemState.COMPACTED: styles.compacted,
+                   ItemState.ARCHIVED: styles.compacted}.get(item.state, styles.muted)
     text.append(f"{STATE_LABELS[item.state]:<{STATE_WIDTH}}", state_style + meta)
     text.append(" ", meta)
     text.append(EDITED_MARK if item.edited else " ", styles.edited + meta)

@@ -39,7 +39,7 @@ def toggle_dropped(engine: ContextEngine, items: list[ContextItem]) -> None:
     """Drop the items from the request (all already out: restore them), as one change."""
     if not items:
         return
-    out = (ItemState.DROPPED, ItemState.COMPACTED)
+    out = (ItemState.DROPPED, ItemState.COMPACTED, ItemState.ARCHIVED)
     restore = all(item.state in out and not item.pinned for item in items)
     with engine.batch("restored" if restore else "dropped"):
         for item in items:

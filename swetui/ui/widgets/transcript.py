@@ -15,8 +15,10 @@ from swetui.agent import AgentEvent
 from swetui.agent.turn_events import (
     AnswerChunk,
     CompactionNotice,
+    PlanChanged,
     ReasoningChunk,
     RetrievalDone,
+    SessionLimit,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
@@ -153,6 +155,12 @@ class Transcript(VerticalScroll):
                 self._finish_turn(event)
             case CompactionNotice():
                 self.notice(Text(f"⇣ {one_line(event.message)}"), "compaction")
+            case PlanChanged():
+                self.notice(Text(f"☐ {one_line(event.line())}"), "info")
+            case SessionLimit(kind="chunk"):
+                self.notice(Text(f"━━ {one_line(event.message)} ━━"), "compaction")
+            case SessionLimit():
+                self.notice(Text(f"! {one_line(event.message)}"), "warning")
             case CompactionStarted():
                 self.notice(Text(f"⇣ Compacting {event.items} items ({event.trigger}, "
                                  f"{format_tokens(event.tokens_before)} tokens)…",

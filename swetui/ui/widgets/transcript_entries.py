@@ -20,6 +20,7 @@ from swetui.text import one_line, terminal_safe
 TOOL_VERBS: dict[str, str] = {
     "read_file": "Read", "grep": "Grep", "list_dir": "List", "glob": "Glob",
     "edit_file": "Edit", "write_file": "Write", "bash": "Bash", "recall": "Recall",
+    "todo": "Plan",
 }
 EXPANDED_LINES = 400
 """Lines of a tool result shown when expanded (the rest is summarised)."""
@@ -42,6 +43,9 @@ def describe_call(name: str, arguments: dict[str, Any]) -> str:
             return str(arguments.get("command", ""))
         case "recall":
             return f"{arguments.get('id', '')} ({arguments.get('form', 'summary')})"
+        case "todo":
+            items = arguments.get("items")
+            return f"{len(items)} tasks" if isinstance(items, list) else ""
     return ", ".join(f"{key}={value!r}" for key, value in arguments.items())
 
 
