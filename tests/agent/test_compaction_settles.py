@@ -9,6 +9,7 @@ from pathlib import Path
 from swetui.agent.session import AgentSession
 from swetui.engine.events import CompactionFinished, EngineNotice
 from swetui.options import LaunchOptions
+from swetui.providers.events import Usage
 from tests.trusted import trust_workspace
 
 from .scripted import ScriptedProvider, answer, calls
@@ -22,11 +23,14 @@ def configure(workspace: Path, **settings: object) -> None:
 
 
 def reading_turns(turns: int, path: str) -> list:
+    """Turns that read `path`, from a server that reports no usage: the threshold is measured on
+    swetui's estimate (the scripted model's constant 1,000 tokens would otherwise calibrate
+    the window away)."""
     out = []
     for turn in range(turns):
         out.append(calls((f"c{turn}", "read_file", {"path": path})))
         out.append(answer(f"Read {path} for turn {turn}."))
-    return out
+    return [[event for event in step if not isinstance(event, Usage)] for step in out]
 
 
 def module(lines: int) -> str:

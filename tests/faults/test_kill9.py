@@ -23,6 +23,7 @@ from swetui.options import LaunchOptions
 from tests.faults.test_headless_restored_approval import leave_pending
 from tests.providers.loopback import LoopbackServer
 from tests.providers.wire import Wire
+from tests.trusted import trust_workspace
 from tests.waiting import WAIT, eventually
 
 REPO = Path(__file__).resolve().parents[2]
@@ -145,6 +146,12 @@ async def test_kill_mid_write(workspace: Path, point: str, steps: str, applied: 
 
 
 def test_kill_while_retrieving_before_the_model_is_asked(workspace: Path) -> None:
+    # The symbol map's background build also opens app.py, at a moment of its own: with it
+    # off, the only open is the turn's retrieval, so the kill lands where this test says.
+    (workspace / ".swetui").mkdir(exist_ok=True)
+    with (workspace / ".swetui" / "config.toml").open("a") as config:
+        config.write("symbol_map = false\n")
+    trust_workspace(workspace)
     killed = subprocess.run(
         [sys.executable, "-m", "tests.faults.kill_at", "open:app.py", "--", "run",
          'replace "hello" with "howdy" in src/app.py', "--yes", "--model", "offline"],
