@@ -150,17 +150,8 @@ def render_group(server: str, ids: list[str], engine: ContextEngine, width: int,
     if deferred:
         full = sum(engine.get(item_id).tokens for item_id in ids if item_id in engine)
         label += f" · {deferred} deferred ({format_tokens(full)} if loaded)"
-    right = format_tokens(tokens)
-    text = Text("  ", no_wrap=True, end="")
-    room = max(1, width - 2 - len(right) - 1)
-    left = Text(label, no_wrap=True, end="")
-    left.truncate(room, overflow="ellipsis", pad=True)
-    left.stylize(styles.muted + meta)
-    text.append_text(left)
-    text.append(" ", meta)
-    text.append(right, styles.muted + meta)
-    text.truncate(width, pad=True)
-    return text
+    return _label_and_tokens(Text("  ", no_wrap=True, end=""), label, tokens, width,
+                             styles.muted + meta, meta)
 
 
 def render_header(layer: Layer, count: int, tokens: int, width: int, *, selected: int,
@@ -170,15 +161,22 @@ def render_header(layer: Layer, count: int, tokens: int, width: int, *, selected
     label = f"{LAYER_TITLES[layer]} · {count} item{'s' if count != 1 else ''}"
     if selected:
         label += f" · {selected} selected"
+    opener = Text(no_wrap=True, end="")
+    opener.append("▾ ", styles.header + meta)
+    return _label_and_tokens(opener, label, tokens, width, styles.header + meta, meta)
+
+
+def _label_and_tokens(text: Text, label: str, tokens: int, width: int, style: Style,
+                      meta: Style) -> Text:
+    """A group row after its two-cell opener: the label cut to fit, then the tokens at the
+    right edge, the whole row `width` cells wide."""
     right = format_tokens(tokens)
-    text = Text(no_wrap=True, end="")
-    text.append("▾ ", styles.header + meta)
     room = max(1, width - 2 - len(right) - 1)
     left = Text(label, no_wrap=True, end="")
     left.truncate(room, overflow="ellipsis", pad=True)
-    left.stylize(styles.header + meta)
+    left.stylize(style)
     text.append_text(left)
     text.append(" ", meta)
-    text.append(right, styles.header + meta)
+    text.append(right, style)
     text.truncate(width, pad=True)
     return text
