@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from tests.e2e.test_workspace_tmux import Terminal, pytestmark  # noqa: F401 (same marks)
+from tests.e2e.terminal import Terminal
+from tests.e2e.test_workspace_tmux import pytestmark  # noqa: F401 (same marks)
 
 
 def test_approve_an_edit_at_80x24_by_reading_its_diff(tmp_path: Path) -> None:
@@ -13,12 +13,9 @@ def test_approve_an_edit_at_80x24_by_reading_its_diff(tmp_path: Path) -> None:
     workspace.mkdir()
     target = workspace / "calc.py"
     target.write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
-    env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "TERM": "xterm-256color",
-           "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "HOME": str(tmp_path)}
-    terminal = Terminal("swetui", tmp_path / "tmux.sock")
+    terminal = Terminal("swetui", tmp_path)
     try:
-        terminal.start([sys.executable, "-m", "swetui", str(workspace), "--model", "offline"],
-                       env, (80, 24))
+        terminal.start_swetui(workspace, (80, 24))
         terminal.wait_for("type a request below")
         terminal.type('replace "a + b" with "a + b + 0" in calc.py')
         terminal.keys("Enter")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from swetui.agent.session import AgentSession
 from swetui.engine.items import ItemKind
 from swetui.engine.store import load_session
 from swetui.options import LaunchOptions
+from tests.e2e.terminal import Terminal
 from tests.faults.test_headless_restored_approval import leave_pending
 from tests.providers.loopback import LoopbackServer
 from tests.providers.wire import Wire
@@ -200,29 +202,21 @@ def test_the_workspace_opens_a_pending_approval_before_its_loop_runs(workspace: 
 @pytest.mark.skipif(sys.platform != "linux", reason="tmux and /proc")
 async def test_full_screen_killed_with_an_approval_pending(tmp_path: Path,
                                                            workspace: Path) -> None:
-    import shutil
-
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
-    from tests.e2e.test_workspace_tmux import Terminal
-
     target = workspace / "src" / "app.py"
-    terminal = Terminal("swetui", tmp_path / "tmux.sock")
-    term_env = {"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "TERM": "xterm-256color",
-                "PYTHONPATH": str(REPO), "HOME": str(tmp_path)}
-    command = [sys.executable, "-m", "swetui", str(workspace), "--model", "offline"]
+    terminal = Terminal("swetui", tmp_path)
+    config = {"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}
     try:
-        terminal.start(command, term_env, (120, 36))
+        terminal.start_swetui(workspace, (120, 36), env=config)
         terminal.wait_for("type a request below")
         terminal.type('replace "hello" with "howdy" in src/app.py')
         terminal.keys("Enter")
         terminal.wait_for("Waiting for approval")
-        pid = int(terminal.tmux("list-panes", "-t", "swetui", "-F", "#{pane_pid}").split()[0])
-        os.kill(pid, signal.SIGKILL)
-        await eventually(lambda: "swetui" not in terminal.tmux("list-sessions"),
-                         "the killed swetui's terminal closed")
+        os.kill(terminal.pane_pid(), signal.SIGKILL)
+        assert terminal.wait_closed(), "the killed swetui's terminal closed"
         assert target.read_text() == OLD
-        terminal.start([*command, "--continue"], term_env, (120, 36))
+        terminal.start_swetui(workspace, (120, 36), "--continue", env=config)
         terminal.wait_for("Waiting for approval")  # pending again, not run, not dropped
         assert target.read_text() == OLD
         terminal.keys("F5")

@@ -4,9 +4,8 @@ whose content is its schema exactly as sent, so its tokens are the schema's cost
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from mcp.types import Tool
 from pydantic import BaseModel, ConfigDict
 
 from swetui.agent.mcp.names import TOOL_SEARCH, item_id, tool_name
@@ -14,6 +13,9 @@ from swetui.engine.assembly import tool_schema_text
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
 from swetui.messages import ToolSchema
 from swetui.text import one_line
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 ToolState = Literal["sent", "deferred", "loaded", "dropped"]
 DESCRIPTION_LINE = 100

@@ -14,8 +14,8 @@ import contextlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mcp.types import Tool
 from pydantic import BaseModel
 
 from swetui.agent.mcp.catalog import (
@@ -26,9 +26,7 @@ from swetui.agent.mcp.catalog import (
     tool_item,
 )
 from swetui.agent.mcp.choices import ToolChoices
-from swetui.agent.mcp.connection import CallFailed, ServerConnection, ServerUnavailable
 from swetui.agent.mcp.names import TOOL_SEARCH, item_id, server_of
-from swetui.agent.mcp.results import tool_result
 from swetui.agent.mcp.servers_config import ConfiguredServers, configured_servers
 from swetui.agent.mcp.status import McpServersChanged, ServerStatus
 from swetui.agent.tools.base import ToolError, ToolResult
@@ -41,6 +39,11 @@ from swetui.engine.tokens import MESSAGE_OVERHEAD
 from swetui.messages import ToolSchema
 from swetui.paths import WorkspacePaths
 from swetui.trust import TrustState, trust_state
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
+
+    from swetui.agent.mcp.connection import ServerConnection
 
 REASON = "mcp"
 """ItemsChanged reasons of swetui's own changes start with this (user choices do not)."""
@@ -60,10 +63,15 @@ class McpServers:
         self.configured: ConfiguredServers = configured_servers(
             settings, trust if trust is not None else trust_state(root), environ)
         logs = paths.logs if persist else None
-        self.connections = {
-            config.name: ServerConnection(config, root, logs / f"mcp-{config.name}.log"
-                                          if logs else None, settings.mcp.startup_timeout)
-            for config in self.configured.servers}
+        self.connections: dict[str, ServerConnection] = {}
+        if self.configured.servers:
+            # The MCP SDK takes about half of `swetui run`'s start-up imports: it is loaded
+            # only when a server is configured.
+            from swetui.agent.mcp.connection import ServerConnection  # noqa: PLC0415
+            self.connections = {
+                config.name: ServerConnection(config, root, logs / f"mcp-{config.name}.log"
+                                              if logs else None, settings.mcp.startup_timeout)
+                for config in self.configured.servers}
         self.choices = ToolChoices(paths.dir / "mcp-choices.json" if persist else None)
         self.deferred = False
         self.loaded: set[str] = set()
@@ -251,6 +259,9 @@ class McpServers:
         if self.choices.dropped(connection.name, name):
             raise ToolError(f"{name} was turned off by the user; do not call it",
                             summary=f"{name} is turned off")
+        # Loaded here, not at the top: see __init__ (only sessions with servers need the SDK).
+        from swetui.agent.mcp.connection import CallFailed, ServerUnavailable  # noqa: PLC0415
+        from swetui.agent.mcp.results import tool_result  # noqa: PLC0415
         try:
             result = await connection.call(tool.name, arguments)
         except (ServerUnavailable, CallFailed) as exc:
