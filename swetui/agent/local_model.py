@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -18,7 +19,9 @@ from swetui.engine.events import EngineNotice
 from swetui.engine.items import Layer
 from swetui.engine.workspace import budget_settings
 from swetui.messages import ChatRequest
-from swetui.providers.local_server import LocalServer
+
+if TYPE_CHECKING:
+    from swetui.providers.local_server import LocalServer
 
 MIN_SAMPLE_TOKENS = 200
 """A calibration from fewer estimated tokens than this would be noise."""

@@ -53,9 +53,9 @@ from swetui.engine.watcher import WorkspaceWatcher, refresh
 from swetui.engine.workspace import Workspace, open_workspace
 from swetui.options import LaunchOptions, settings_for
 from swetui.providers.base import Provider
-from swetui.providers.local_server import LocalServer
 from swetui.providers.registry import (
     create_provider,
+    local_server_of,
     model_server,
     resolve_model,
     split_spec,
@@ -110,7 +110,7 @@ class AgentSession:
         self.bus.subscribe(self.event_log)
         journal_approvals(self.bus, self.record)
         self.engine.model = model
-        self.local = LocalModelSetup(self.engine, self.settings, LocalServer.of(provider),
+        self.local = LocalModelSetup(self.engine, self.settings, local_server_of(provider),
                                      CalibrationStore(), self.bus.publish)
 
     # -- opening ---------------------------------------------------------------------------
@@ -311,7 +311,7 @@ class AgentSession:
                                    tool_calls=model_settings(self.settings, spec).tool_calls)
         old, self.provider = self.provider, provider
         self.model = self.engine.model = spec
-        self.local = LocalModelSetup(self.engine, self.settings, LocalServer.of(provider),
+        self.local = LocalModelSetup(self.engine, self.settings, local_server_of(provider),
                                      self.local.store, self.bus.publish)
         self.local.remembered()
         self.record("model", {"model": spec})
@@ -321,7 +321,7 @@ class AgentSession:
         """The models the server of the current model (or of `spec`'s provider, as in
         `openai:`) offers; None when it does not say."""
         if spec is None:
-            server = LocalServer.of(self.provider)
+            server = local_server_of(self.provider)
         else:
             server = model_server(split_spec(spec)[0], self.env)
         return await server.models() if server is not None else None

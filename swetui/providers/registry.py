@@ -1,20 +1,22 @@
-"""Which model to use (DESIGN §5 order) and building its provider from a `provider:model` spec."""
+"""Which model to use (DESIGN §5 order) and building its provider from a `provider:model` spec.
+
+A provider's module is imported when that provider is built: the network providers bring
+httpx, a third of `swetui run`'s start-up, which a session of the offline model never needs.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-import httpx
-
-from swetui.providers.anthropic import DEFAULT_ANTHROPIC_BASE_URL, AnthropicProvider
 from swetui.providers.base import Provider
 from swetui.providers.errors import ProviderConfigError
-from swetui.providers.local_server import LocalServer, models_message
 from swetui.providers.offline import OfflineProvider
-from swetui.providers.ollama import OllamaProvider, ollama_base_url
-from swetui.providers.openai import DEFAULT_OPENAI_BASE_URL, OpenAIProvider
 from swetui.providers.text_calls import ToolCallMode
+
+if TYPE_CHECKING:
+    from swetui.providers.local_server import LocalServer
 
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-5",
@@ -57,6 +59,10 @@ def split_spec(spec: str) -> tuple[str, str]:
 def model_server(provider: str, env: Mapping[str, str]) -> LocalServer | None:
     """The server that `provider:` models come from, to ask which it offers (None for a
     provider without one: anthropic, offline, or OpenAI's API with no key)."""
+    from swetui.providers.local_server import LocalServer  # noqa: PLC0415 (see the top)
+    from swetui.providers.ollama import ollama_base_url  # noqa: PLC0415
+    from swetui.providers.openai import DEFAULT_OPENAI_BASE_URL  # noqa: PLC0415
+
     if provider == "ollama":
         return LocalServer(ollama_base_url(_setting(env, "OLLAMA_HOST")), "", ollama=True)
     if provider != "openai":
@@ -68,13 +74,25 @@ def model_server(provider: str, env: Mapping[str, str]) -> LocalServer | None:
     return LocalServer(base_url, "", headers={"authorization": f"Bearer {key}"} if key else None)
 
 
+def local_server_of(provider: Provider) -> LocalServer | None:
+    """The llama.cpp / Ollama / compatible server behind `provider` (`LocalServer.of`),
+    without loading the network code for the offline model."""
+    if isinstance(provider, OfflineProvider):
+        return None
+    from swetui.providers.local_server import LocalServer  # noqa: PLC0415 (see the top)
+
+    return LocalServer.of(provider)
+
+
 def _no_model_name(provider: str, env: Mapping[str, str]) -> str:
     """The message for `openai:` / `ollama:` with no name: what the server offers."""
     server = model_server(provider, env)
     if server is None:
         example = DEFAULT_MODELS.get(provider, "llama3.2")
         return f"{provider} needs a model name, e.g. {provider}:{example}"
-    host = httpx.URL(server.root).netloc.decode() or server.root
+    from swetui.providers.local_server import models_message  # noqa: PLC0415 (see the top)
+
+    host = urlsplit(server.root).netloc or server.root
     return models_message(provider, host, server.models_now())
 
 
@@ -96,6 +114,11 @@ def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0
     if not model:
         raise ProviderConfigError(_no_model_name(provider, env))
     if provider == "anthropic":
+        from swetui.providers.anthropic import (  # noqa: PLC0415 (see the top)
+            DEFAULT_ANTHROPIC_BASE_URL,
+            AnthropicProvider,
+        )
+
         key = _setting(env, "ANTHROPIC_API_KEY")
         if not key:
             raise ProviderConfigError(f"{provider}:{model} needs ANTHROPIC_API_KEY")
@@ -104,6 +127,11 @@ def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0
             base_url=_setting(env, "ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL,
             timeout=timeout, **options)
     if provider == "openai":
+        from swetui.providers.openai import (  # noqa: PLC0415 (see the top)
+            DEFAULT_OPENAI_BASE_URL,
+            OpenAIProvider,
+        )
+
         base_url = _setting(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
         key = _setting(env, "OPENAI_API_KEY")
         # Local compatible servers (llama.cpp, vLLM, LM Studio) usually need no key;
@@ -114,5 +142,7 @@ def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0
                 "compatible server)")
         return OpenAIProvider(model, api_key=key, base_url=base_url, timeout=timeout,
                               tool_calls=tool_calls, **options)
+    from swetui.providers.ollama import OllamaProvider  # noqa: PLC0415 (see the top)
+
     return OllamaProvider(model, host=_setting(env, "OLLAMA_HOST"), timeout=timeout,
                           tool_calls=tool_calls, **options)
