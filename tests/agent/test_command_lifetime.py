@@ -16,6 +16,7 @@ import pytest
 
 from swetui.agent.sandbox import probe
 from tests.agent.test_sandbox import processes_with
+from tests.waiting import WAIT
 
 
 def start_run(workspace: Path, prompt: str, *args: str) -> subprocess.Popen[str]:
@@ -26,12 +27,16 @@ def start_run(workspace: Path, prompt: str, *args: str) -> subprocess.Popen[str]
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
-def wait_for(condition, what: str, deadline: float = 60.0) -> None:
-    """Wait on a condition with a generous deadline (a loaded machine is slow)."""
-    end = time.monotonic() + deadline
+def wait_for(condition, what: str, swetui: subprocess.Popen[str] | None = None) -> None:
+    """Wait on a condition (WAIT bounds a wedged run, not a slow one); when `swetui` ended
+    before the condition held, fail at once with what it said."""
+    end = time.monotonic() + WAIT
     while time.monotonic() < end:
         if condition():
             return
+        if swetui is not None and swetui.poll() is not None:
+            _, err = swetui.communicate()
+            raise AssertionError(f"swetui exited ({swetui.returncode}) before {what}: {err}")
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
 
@@ -42,9 +47,9 @@ def kill_swetui_mid_command(workspace: Path, command: str, marker: str, sig: int
     named `marker` is left (whatever happens, none is left behind by the test)."""
     swetui = start_run(workspace, f'run "{command}"', "--yes", "--mode", "auto")
     try:
-        wait_for(started, "the command to start")
+        wait_for(started, "the command to start", swetui)
         os.kill(swetui.pid, sig)
-        swetui.wait(timeout=60)
+        swetui.wait(timeout=WAIT)
         wait_for(lambda: not processes_with(marker), "the command to die with swetui")
     finally:
         if swetui.poll() is None:
@@ -80,7 +85,7 @@ def test_a_running_command_dies_with_swetui_and_is_reported_on_resume(
     assert (workspace / "started.txt").exists()
 
     resumed = subprocess.run([sys.executable, "-m", "swetui", "run", "--continue", "list files"],
-                             cwd=workspace, capture_output=True, text=True, timeout=120)
+                             cwd=workspace, capture_output=True, text=True, timeout=WAIT)
     assert resumed.returncode == 0, resumed.stderr
     assert "a command was running when swetui stopped" in resumed.stderr
     assert marker in resumed.stderr
@@ -96,7 +101,7 @@ def test_headless_never_runs_a_command_outside_the_sandbox(workspace: Path) -> N
     (workspace / ".git").mkdir()
     done = subprocess.run([sys.executable, "-m", "swetui", "run",
                            'run "cd .git && touch planted"', "--yes", "--mode", "auto"],
-                          cwd=workspace, capture_output=True, text=True, timeout=120)
+                          cwd=workspace, capture_output=True, text=True, timeout=WAIT)
     assert done.returncode == 0, done.stderr
     assert not (workspace / ".git" / "planted").exists()
     assert "Read-only file system" in done.stdout
@@ -110,14 +115,14 @@ def test_headless_says_when_there_is_no_sandbox(workspace: Path, isolated_config
     (config / "config.toml").write_text('sandbox = "off"\n')
     done = subprocess.run([sys.executable, "-m", "swetui", "run",
                            'run "touch made.txt"', "--yes", "--mode", "auto"],
-                          cwd=workspace, capture_output=True, text=True, timeout=120)
+                          cwd=workspace, capture_output=True, text=True, timeout=WAIT)
     assert "no sandbox" in done.stderr
     # --yes answers what asks, so it runs (unconfined, tied to swetui's life) ...
     assert (workspace / "made.txt").exists()
     # ... but in auto mode without --yes a command that is not plainly read-only asks.
     denied = subprocess.run([sys.executable, "-m", "swetui", "run",
                              'run "touch other.txt"', "--mode", "auto"],
-                            cwd=workspace, capture_output=True, text=True, timeout=120)
+                            cwd=workspace, capture_output=True, text=True, timeout=WAIT)
     assert not (workspace / "other.txt").exists()
     assert "denied" in denied.stdout
 
