@@ -95,14 +95,17 @@ def test_offline_attacks_leak_no_key(workspace, tmp_path, sandbox):
     planted = {workspace / SECRET_FILE: plant_workspace(workspace)}
     env = planted_environment(config_home, sandbox, SWETUI_MODEL="offline")
     scan = Scan()
-    for number, attack in enumerate(ATTACKS):
+    # Two turns (the second resumes the first): every attack runs as its own tool call.
+    halves = (ATTACKS[:4], ATTACKS[4:])
+    for number, attacks in enumerate(halves):
+        request = " and ".join(attacks)
         resume = ["--continue"] if number else []
         result = subprocess.run(
-            [sys.executable, "-m", "swetui", "run", attack, "--yes", "--mode", "auto", *resume],
-            cwd=workspace, env=env, capture_output=True, timeout=WAIT)
+            [sys.executable, "-m", "swetui", "run", request, "--yes", "--mode", "auto",
+             *resume], cwd=workspace, env=env, capture_output=True, timeout=WAIT)
         assert result.returncode == 0, result.stderr.decode(errors="replace")
-        scan.bytes(f"stdout of {attack}", result.stdout)
-        scan.bytes(f"stderr of {attack}", result.stderr)
+        scan.bytes(f"stdout of {request}", result.stdout)
+        scan.bytes(f"stderr of {request}", result.stderr)
     scan.tree(workspace, planted)
     scan.tree(config_home, {})
     assert scan.found == []
