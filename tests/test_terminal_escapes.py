@@ -81,14 +81,15 @@ def test_offline_answers_quoting_files_and_names_are_clean(workspace: Path):
     (workspace / f"name{TITLE}{CLEAR}.md").write_text(f"body {OSC52}{C1_CSI}\r\n")
     (workspace / "plain.txt").write_text(f"text {HOSTILE}\n")
     env = headless.environment()
-    for prompt in ("list files", "read plain.txt", 'find "pwned"', 'find "text"'):
-        done = subprocess.run([sys.executable, "-m", "swetui", "run", prompt], cwd=workspace,
-                              env=env, capture_output=True, timeout=120)
-        assert done.returncode == 0, done.stderr
-        assert_clean(done.stdout, done.stderr)
-    listing = subprocess.run([sys.executable, "-m", "swetui", "run", "list files"],
-                             cwd=workspace, env=env, capture_output=True, timeout=120)
-    assert "name␛]0;pwned\\x07␛[2J.md" in listing.stdout.decode()
+    # One turn, four tool calls: each answer quotes the hostile names or text.
+    prompt = 'list files and read plain.txt and find "pwned" and find "text"'
+    done = subprocess.run([sys.executable, "-m", "swetui", "run", prompt], cwd=workspace,
+                          env=env, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert_clean(done.stdout, done.stderr)
+    shown = done.stdout.decode()
+    assert "name␛]0;pwned\\x07␛[2J.md" in shown
+    assert shown.count("▤ list_dir") == 1 and "read_file" in shown and shown.count("grep") >= 2
 
 
 def test_context_and_sessions_commands_print_hostile_names_visibly(tmp_path: Path):
@@ -100,17 +101,15 @@ def test_context_and_sessions_commands_print_hostile_names_visibly(tmp_path: Pat
                          env=env, capture_output=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert_clean(run.stdout, run.stderr)
+    printed = {}
     for command in (["context", str(root)], ["context", str(root), "--json"],
                     ["sessions", str(root)]):
         done = subprocess.run([sys.executable, "-m", "swetui", *command], env=env,
                               capture_output=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert_clean(done.stdout, done.stderr)
-    sessions = subprocess.run([sys.executable, "-m", "swetui", "sessions", str(root)], env=env,
-                              capture_output=True, timeout=120, text=True)
-    assert "hello ␛]52;c;" in sessions.stdout
-    report = json.loads(subprocess.run(
-        [sys.executable, "-m", "swetui", "context", str(root), "--json"], env=env,
-        capture_output=True, timeout=120).stdout)
+        printed[" ".join(command[:1] + command[2:])] = done.stdout
+    assert "hello ␛]52;c;" in printed["sessions"].decode()
+    report = json.loads(printed["context --json"])
     assert report["workspace"] == str(root)  # JSON carries the real name, escaped by JSON
     assert os.path.isdir(report["workspace"])
