@@ -251,6 +251,23 @@ class RuleBook:
     def scope(self, scope: Scope) -> SessionRules:
         return self.session if scope == "session" else self.workspace
 
+    def numbered(self) -> builtins.list[tuple[Scope, ApprovalRule]]:
+        """Every remembered rule, numbered from 1 in this order: session, then workspace."""
+        session: Scope = "session"
+        workspace: Scope = "workspace"
+        return [*((session, rule) for rule in self.session.list()),
+                *((workspace, rule) for rule in self.workspace.list())]
+
+    def remove_numbered(self, number: int) -> tuple[Scope, ApprovalRule]:
+        """Remove rule `number` (as `numbered()` numbers them); a workspace rule leaves
+        `.swetui/config.toml` too. ValueError when there is no such rule."""
+        rules = self.numbered()
+        if not 1 <= number <= len(rules):
+            raise ValueError(f"no rule {number}: there are {len(rules)}")
+        scope, rule = rules[number - 1]
+        self.scope(scope).remove(rule)
+        return scope, rule
+
     def remember(self, action: PendingAction, decision: Decision) -> ApprovalRule | None:
         """Store the rule a decision asks to remember; returns it (None for "once")."""
         rule = rule_for(action, decision)

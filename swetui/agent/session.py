@@ -282,20 +282,11 @@ class AgentSession:
 
     def rules(self) -> list[tuple[RuleScope, ApprovalRule]]:
         """Remembered approval rules, numbered from 1 in this order: session, then workspace."""
-        book = self.toolbox.rules
-        session: RuleScope = "session"
-        workspace: RuleScope = "workspace"
-        return [*((session, rule) for rule in book.session.list()),
-                *((workspace, rule) for rule in book.workspace.list())]
+        return self.toolbox.rules.numbered()
 
     def remove_rule(self, number: int) -> str:
-        """Remove rule `number` (as `rules()` numbers them); a workspace rule leaves
-        `.swetui/config.toml` too."""
-        rules = self.rules()
-        if not 1 <= number <= len(rules):
-            raise ValueError(f"no rule {number}: there are {len(rules)}")
-        scope, rule = rules[number - 1]
-        self.toolbox.rules.scope(scope).remove(rule)
+        """Remove rule `number` (as `rules()` numbers them), from the config file too."""
+        scope, rule = self.toolbox.rules.remove_numbered(number)
         self.record("rule_removed", {"scope": scope, "rule": rule.model_dump()})
         return f"Removed {scope} rule: {rule.action} {rule.kind} {rule.pattern!r}"
 

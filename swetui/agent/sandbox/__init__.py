@@ -22,9 +22,28 @@ from pathlib import Path
 from swetui.agent.sensitive import CREDENTIAL_DIRS, is_secret_file
 
 HELPER = Path(__file__).with_name("confine.py")
-HELPER_SOURCE = HELPER.read_text(encoding="utf-8")
+HELPER_MODULES = ("kernel", "mounts")
+"""The modules `confine.py` imports, in order (standard library only, like it)."""
+
+
+def helper_source() -> str:
+    """The exec helper as one `-c` program: each of `HELPER_MODULES` runs as its own module
+    (registered under its full name, so `confine.py`'s imports find it with no swetui on the
+    path), then `confine.py` runs as `__main__`."""
+    lines = ["import sys"]
+    for name in HELPER_MODULES:
+        module = f"{__name__}.{name}"
+        source = HELPER.with_name(f"{name}.py").read_text(encoding="utf-8")
+        lines += [f"_module = sys.modules[{module!r}] = type(sys)({module!r})",
+                  f"exec(compile({source!r}, {name + '.py'!r}, 'exec'), _module.__dict__)"]
+    main = HELPER.read_text(encoding="utf-8")
+    lines.append(f"exec(compile({main!r}, 'confine.py', 'exec'), {{'__name__': '__main__'}})")
+    return "\n".join(lines)
+
+
+HELPER_SOURCE = helper_source()
 """Read once, at import (before any command runs), and passed with `-c`: a command that
-rewrites confine.py in a workspace holding swetui's own source changes nothing."""
+rewrites the helper's files in a workspace holding swetui's own source changes nothing."""
 INTERPRETER = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
 """The real interpreter binary, resolved at import: a venv's `bin/python` link inside the
 workspace could be replaced by a command."""

@@ -3,8 +3,6 @@ queue on the right, a header and a footer with the keys of the focused pane."""
 
 from __future__ import annotations
 
-import asyncio
-import re
 from pathlib import Path
 
 from rich.text import Text
@@ -32,16 +30,14 @@ from swetui.agent import (
     TurnStarted,
 )
 from swetui.engine.events import BudgetChanged, ItemsChanged
-from swetui.text import one_line
-from swetui.trust import trust_state
-from swetui.trust_review import applies_after_trust, review, trust_reviewed
 from swetui.ui.bridge import EventBridge, SessionEvent, StreamText
 from swetui.ui.commands import MODES, SlashCommands, completion_entries
 from swetui.ui.compaction_preview import CompactionPreview, compact_after_preview
+from swetui.ui.mentions import add_mentioned_paths
 from swetui.ui.screens.approval_lines import decision_line
 from swetui.ui.screens.layout import size_classes, too_small_hint
 from swetui.ui.screens.modals import open_modal
-from swetui.ui.screens.trust_review import TrustReview
+from swetui.ui.screens.trust_review import review_workspace_trust
 from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
 from swetui.ui.widgets.header import WorkspaceHeader, short_path
 from swetui.ui.widgets.modal_requests import ModalRequest
@@ -51,7 +47,6 @@ from swetui.ui.widgets.status import TurnStatus
 from swetui.ui.widgets.transcript import Transcript
 from swetui.ui.widgets.transcript_entries import TOOL_VERBS
 
-_AT_PATH = re.compile(r"(?:^|(?<=\s))@(\S+)")
 WELCOME = Text.assemble(("swetui", "bold"), " · type a request below and press enter · ",
                         ("/", "bold"), " commands · ", ("@", "bold"), " add a file · ",
                         ("F1", "bold"), " help · ", ("ctrl+p", "bold"), " every action")
@@ -223,7 +218,7 @@ class WorkspaceScreen(Screen[None]):
             self.transcript.notice(Text(f"› {text}", style="bold"), "command")
             self._run_command(text)
             return
-        rest = self._add_paths(text)
+        rest = add_mentioned_paths(self.session, text, self.transcript)
         if not rest.strip():
             return
         if self.session.busy:
@@ -231,20 +226,6 @@ class WorkspaceScreen(Screen[None]):
             self.prompt.input.load_text(text)
             return
         self._send(text)
-
-    def _add_paths(self, text: str) -> str:
-        """Add every `@path` to the context; returns the text without them."""
-        for match in _AT_PATH.finditer(text):
-            path = match.group(1).rstrip(",.;:")
-            try:
-                item = self.session.add_path(path)
-            except (ValueError, OSError) as exc:
-                self.transcript.error(str(exc))
-                continue
-            self.transcript.notice(Text(f"+ Added {one_line(item.title)} to the context "
-                                        f"({item.tokens:,} tokens, {item.layer.value} layer)"),
-                                   "added")
-        return _AT_PATH.sub("", text)
 
     def on_prompt_bar_draft_changed(self, message: PromptBar.DraftChanged) -> None:
         self.session.engine.set_draft(message.text)
@@ -375,32 +356,12 @@ class WorkspaceScreen(Screen[None]):
 
     @work(group="trust", exclusive=True, exit_on_error=False)
     async def review_trust(self, asked: bool = False) -> None:
-        """Show what untrusted shipped files would change and trust them if the user says
-        so (at start, and on /trust)."""
-        state = await asyncio.to_thread(trust_state, Path(self.session.workspace.root))
-        reviews = [review(shipped) for shipped in state.untrusted]
-        if not reviews:
-            if asked:
-                self.transcript.notice("✓ Nothing to trust: everything this workspace ships "
-                                       "(.swetui/config.toml, .mcp.json) is trusted, or absent.")
-            return
-        if not await self.app.push_screen_wait(TrustReview(reviews)):
-            self.transcript.notice("Not trusted: swetui keeps your own settings and ignores "
-                                   "what the workspace ships. /trust reviews it again.", "warning")
-            return
-        after, _ = await asyncio.to_thread(trust_reviewed, state)
-        trusted = ", ".join(shipped.name for shipped in after.files if shipped.trusted)
-        mode, later = applies_after_trust(after)
-        self.transcript.notice(f"✓ Trusted {trusted}; any change to it asks again.")
+        """Review and trust what the workspace ships (at start, and on /trust)."""
         launch_mode = getattr(getattr(self.app, "options", None), "mode", None)
-        if mode and mode != self.session.mode:
-            if launch_mode:
-                self.transcript.notice(f"Mode stays {self.session.mode} (--mode on the command "
-                                       f"line); the workspace sets {mode}.")
-            else:
-                self.set_mode(mode)
-        if later:
-            self.transcript.notice(f"{', '.join(later)}: from the next start.", "warning")
+        await review_workspace_trust(self.app, Path(self.session.workspace.root),
+                                     self.transcript.notice, asked=asked,
+                                     mode=self.session.mode, launch_mode=launch_mode,
+                                     set_mode=self.set_mode)
 
     # -- size --------------------------------------------------------------------------------
 

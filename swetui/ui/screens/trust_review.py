@@ -1,17 +1,21 @@
-"""Review what the workspace ships before trusting it: every effect, then trust or not now."""
+"""Review what the workspace ships before trusting it: every effect, then trust or not now
+(`TrustReview`, the modal; `review_workspace_trust`, the whole exchange with the user)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from swetui.trust_review import Review
+from swetui.trust import trust_state
+from swetui.trust_review import Review, applies_after_trust, review, trust_reviewed
 
 INTRO = ("This workspace ships settings you have not trusted. Until you do, swetui uses your "
          "own settings and starts nothing they name; a change to them asks again.")
@@ -72,3 +76,37 @@ class TrustReview(ModalScreen[bool]):
 
     def action_later(self) -> None:
         self.dismiss(False)
+
+
+Notice = Callable[[str, str], None]
+"""Shows a line in the transcript: the text and its kind (`info`, `warning`)."""
+
+
+async def review_workspace_trust(app: App[object], root: Path, notice: Notice, *, asked: bool,
+                                 mode: str, launch_mode: str | None,
+                                 set_mode: Callable[[str], None]) -> None:
+    """Show what untrusted shipped files would change and trust them if the user says so (at
+    start, and on /trust, `asked`); then apply the workspace's mode unless `--mode` set one."""
+    state = await asyncio.to_thread(trust_state, root)
+    reviews = [review(shipped) for shipped in state.untrusted]
+    if not reviews:
+        if asked:
+            notice("✓ Nothing to trust: everything this workspace ships "
+                   "(.swetui/config.toml, .mcp.json) is trusted, or absent.", "info")
+        return
+    if not await app.push_screen_wait(TrustReview(reviews)):
+        notice("Not trusted: swetui keeps your own settings and ignores "
+               "what the workspace ships. /trust reviews it again.", "warning")
+        return
+    after, _ = await asyncio.to_thread(trust_reviewed, state)
+    trusted = ", ".join(shipped.name for shipped in after.files if shipped.trusted)
+    shipped_mode, later = applies_after_trust(after)
+    notice(f"✓ Trusted {trusted}; any change to it asks again.", "info")
+    if shipped_mode and shipped_mode != mode:
+        if launch_mode:
+            notice(f"Mode stays {mode} (--mode on the command line); the workspace sets "
+                   f"{shipped_mode}.", "info")
+        else:
+            set_mode(shipped_mode)
+    if later:
+        notice(f"{', '.join(later)}: from the next start.", "warning")

@@ -9,7 +9,6 @@ refresh. Its keys act through the engine's public API and ask the screen for the
 
 from __future__ import annotations
 
-import asyncio
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -22,14 +21,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from swetui.engine.context import ContextEngine, UnknownItem
-from swetui.engine.items import ContextItem, ItemState, Layer
+from swetui.engine.items import ContextItem, Layer
 from swetui.ui.widgets.gauge import component_foreground
 from swetui.ui.widgets.inspector_render import RowStyles, render_row
 from swetui.ui.widgets.inspector_rows import HeaderRow, InspectorRows, Row
 from swetui.ui.widgets.inspector_steering import (
-    REFRESHABLE,
-    Unreadable,
-    read_item_file,
+    is_refreshable,
+    refresh_from_disk,
     toggle_dropped,
     toggle_pins,
 )
@@ -185,7 +183,7 @@ class ContextInspector(ScrollView, can_focus=True):
         """What an action applies to: the selection, else the item under the cursor (on a
         layer header: nothing; press space there to select the layer). In row order."""
         if self.selected:
-            return [row for row in self.rows.rows if isinstance(row, str) and row in self.selected]
+            return self.rows.in_row_order(self.selected)
         row = self._cursor_row
         return [row] if isinstance(row, str) else []
 
@@ -246,13 +244,9 @@ class ContextInspector(ScrollView, can_focus=True):
 
     def action_select_layer(self) -> None:
         """Select every item of the cursor's layer (again: unselect them)."""
-        layer = self.rows.layer_at(self._cursor)
-        if layer is None:
-            return
-        row = self._cursor_row
-        ids = self.rows.items_under(row) if isinstance(row, HeaderRow) else \
-            self.rows.items_in(layer)
-        self._select(ids, not all(item_id in self.selected for item_id in ids))
+        ids = self.rows.group_at(self._cursor)
+        if ids:
+            self._select(ids, not all(item_id in self.selected for item_id in ids))
 
     def _extend(self, step: int) -> None:
         row = self._cursor_row
@@ -330,28 +324,19 @@ class ContextInspector(ScrollView, can_focus=True):
 
     def action_refresh_item(self) -> None:
         """Re-read the targets' files from disk (stale ones first of all)."""
-        items = [item for item in self._items()
-                 if item.source.path and item.kind in REFRESHABLE]
+        items = [item for item in self._items() if is_refreshable(item)]
         if not items:
             self.notify("Only files (@path, memory, notes) can be re-read; a tool result keeps "
                         "what the tool returned", severity="warning")
             return
-        self._reread([(item.id, item.source.path or "") for item in items])
+        self._reread([item.id for item in items])
 
     @work(group="inspector-refresh", exit_on_error=False)
-    async def _reread(self, sources: list[tuple[str, str]]) -> None:
-        """Read each file off the event loop, then hand the text to the engine."""
-        refreshed = 0
-        for item_id, relative in sources:
-            current = len(item.content) if (item := self.item(item_id)) else 0
-            text = await asyncio.to_thread(read_item_file, self.root or Path.cwd(), relative,
-                                           current)
-            if isinstance(text, Unreadable):
-                self.notify(text.message, severity=text.severity)
-            elif self.item(item_id) is not None:
-                self.engine.update(item_id, content=text, original=None,
-                                   state=ItemState.INCLUDED, reason="refreshed from disk")
-                refreshed += 1
+    async def _reread(self, item_ids: list[str]) -> None:
+        refreshed, problems = await refresh_from_disk(self.engine, self.root or Path.cwd(),
+                                                      item_ids)
+        for problem in problems:
+            self.notify(problem.message, severity=problem.severity)
         if refreshed:
             self.notify(f"Refreshed {refreshed} item{'s' if refreshed != 1 else ''} from disk")
 

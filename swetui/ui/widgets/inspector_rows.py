@@ -104,6 +104,19 @@ class InspectorRows:
             return ids
         return [item_id for item_id in ids if mcp_server_of(item_id) == header.group]
 
+    def group_at(self, index: int) -> list[str]:
+        """What selecting the group at row `index` selects: a header's items, else every
+        item of the row's layer."""
+        layer = self.layer_at(index)
+        if layer is None:
+            return []
+        row = self.rows[index]
+        return self.items_under(row) if isinstance(row, HeaderRow) else self.items_in(layer)
+
+    def in_row_order(self, item_ids: set[str]) -> list[str]:
+        """These items' ids, in the order their rows are drawn."""
+        return [row for row in self.rows if isinstance(row, str) and row in item_ids]
+
     def _rank_of(self, item_id: str) -> int:
         rank = self._rank.get(item_id)
         if rank is None:

@@ -1,5 +1,5 @@
 """What the inspector's keys change, without the widget: pin or unpin, drop or restore a set
-of items through the engine's public API, and re-read an item's file from disk.
+of items through the engine's public API, and re-read items' files from disk.
 
 The engine's events then repaint the inspector's rows and the gauge, so the screen always
 shows what the engine holds.
@@ -7,6 +7,7 @@ shows what the engine holds.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -20,6 +21,11 @@ REFRESHABLE = frozenset({ItemKind.FILE, ItemKind.MEMORY_FILE, ItemKind.SESSION_N
 """Kinds whose content is a file's text, so re-reading the file refreshes them."""
 
 REFRESH_MAX_BYTES = 256_000
+
+
+def is_refreshable(item: ContextItem) -> bool:
+    """Whether re-reading a file refreshes this item (a file's text, not a tool's result)."""
+    return bool(item.source.path) and item.kind in REFRESHABLE
 
 
 def toggle_pins(engine: ContextEngine, items: list[ContextItem]) -> None:
@@ -70,3 +76,23 @@ def read_item_file(root: Path, relative: str, current: int = 0) -> str | Unreada
     if loaded is None:
         return Unreadable(f"{relative} is now a binary file", "error")
     return loaded.text
+
+
+async def refresh_from_disk(engine: ContextEngine, root: Path,
+                            item_ids: list[str]) -> tuple[int, list[Unreadable]]:
+    """Re-read these items' files off the event loop and hand each text to the engine (an
+    item gone meanwhile is skipped); how many were refreshed, and what could not be read."""
+    refreshed, problems = 0, []
+    for item_id in item_ids:
+        item = engine.get(item_id) if item_id in engine else None
+        if item is None or not item.source.path:
+            continue
+        text = await asyncio.to_thread(read_item_file, root, item.source.path,
+                                       len(item.content))
+        if isinstance(text, Unreadable):
+            problems.append(text)
+        elif item_id in engine:
+            engine.update(item_id, content=text, original=None, state=ItemState.INCLUDED,
+                          reason="refreshed from disk")
+            refreshed += 1
+    return refreshed, problems
