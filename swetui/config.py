@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from swetui.engine.files import SMALL_FILE_BYTES, read_error, read_regular, read_small_text
+from swetui.files import SMALL_FILE_BYTES, read_error, read_regular, read_small_text
 from swetui.paths import user_config_file
 from swetui.trust import CONFIG, TrustState, TrustStore
 

@@ -23,7 +23,7 @@ import sys
 import tomllib
 from collections.abc import Mapping
 
-from swetui.engine.files import read_small_text
+from swetui.files import read_small_text
 from swetui.paths import user_config_file
 from swetui.secrets import STORE, is_credential_name, is_secret_name, names_a_place
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import tomli_w
 
-from swetui.engine.files import NotRegularFile, read_regular, read_small_text
+from swetui.files import NotRegularFile, read_regular, read_small_text
 from swetui.paths import config_home
 
 CONFIG = ".swetui/config.toml"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from swetui.agent.tools.workspace import atomic_write
+from swetui.files import atomic_write
 
 UMASK = 0o022
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from swetui.agent.tools.workspace import resolve_inside
 from swetui.engine.context import ContextEngine
-from swetui.engine.files import read_error
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.sources import read_text_file
+from swetui.files import read_error
 
 ADD_PATH_MAX_BYTES = 256_000
 

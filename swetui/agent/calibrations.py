@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from swetui.engine.files import SMALL_FILE_BYTES, read_regular
+from swetui.files import SMALL_FILE_BYTES, read_regular
 from swetui.paths import state_home, write_private
 
 log = logging.getLogger(__name__)

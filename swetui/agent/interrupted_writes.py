@@ -16,9 +16,9 @@ from pathlib import Path
 from swetui.agent.tools.base import ToolError
 from swetui.agent.tools.checkpoints import Checkpoints
 from swetui.agent.tools.files import EDIT_MAX_BYTES
-from swetui.agent.tools.workspace import WorkspaceFiles, decode_text, leftover_temps
+from swetui.agent.tools.workspace import WorkspaceFiles, decode_text
 from swetui.agent.unfinished import UnfinishedCall
-from swetui.engine.files import read_regular
+from swetui.files import leftover_temps, read_regular
 
 _UNKNOWN = object()
 

@@ -19,8 +19,8 @@ from pydantic import ValidationError
 from swetui.agent.events import Decision, PendingAction
 from swetui.agent.sensitive import escape_glob, path_matches
 from swetui.agent.tools.commands import split_commands
-from swetui.agent.tools.workspace import atomic_write
 from swetui.config import ApprovalRule, ConfigError, parse_toml
+from swetui.files import atomic_write
 from swetui.paths import WorkspacePaths, private_dir
 from swetui.trust import CONFIG, ShippedFile, TrustError, TrustStore, digest_of
 

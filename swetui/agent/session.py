@@ -35,7 +35,6 @@ from swetui.agent.summarizer import Summarizer
 from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.base import ToolResult
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
-from swetui.agent.tools.workspace import atomic_write
 from swetui.agent.transcript import rebuild_transcript
 from swetui.agent.turn import TurnLoop
 from swetui.agent.turn_events import TurnEvent, TurnFinished
@@ -51,6 +50,7 @@ from swetui.engine.sources import memory_items
 from swetui.engine.store import SessionInfo, list_sessions
 from swetui.engine.watcher import WorkspaceWatcher, refresh
 from swetui.engine.workspace import Workspace, open_workspace
+from swetui.files import atomic_write
 from swetui.options import LaunchOptions, settings_for
 from swetui.providers.base import Provider
 from swetui.providers.registry import (

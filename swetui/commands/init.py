@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from swetui.agent.tools.workspace import atomic_write
 from swetui.engine.project_memory import build_project_memory
 from swetui.engine.workspace import check_workspace
+from swetui.files import atomic_write
 from swetui.text import terminal_safe
 
 

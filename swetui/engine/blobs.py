@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from swetui.engine.files import read_regular
 from swetui.engine.tokens import content_hash
+from swetui.files import read_regular
 from swetui.paths import write_private
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
-from swetui.engine.files import BUILD_DIRS, TOOL_DIRS
 from swetui.engine.sources import read_workspace_text
+from swetui.files import BUILD_DIRS, TOOL_DIRS
 from swetui.secrets import redact
 
 IGNORED_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui", ".vscode", "target"}

@@ -19,12 +19,6 @@ from pathlib import Path
 from swetui.engine.already_sent import AlreadySent
 from swetui.engine.compaction.text import identifiers
 from swetui.engine.context import ContextEngine
-from swetui.engine.files import (
-    file_kind,
-    looks_binary,
-    read_error,
-    read_regular,
-)
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.payloads import GrepPayload
 from swetui.engine.retrieval_spans import span_title, symbol_spans
@@ -33,6 +27,12 @@ from swetui.engine.symbols.languages import language_of
 from swetui.engine.symbols.lookup import file_weight
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
+from swetui.files import (
+    file_kind,
+    looks_binary,
+    read_error,
+    read_regular,
+)
 
 MAX_FILE_BYTES = 64_000
 """A named file is cut here (the task layer is ≤ 20% of the window)."""

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swetui.engine.assembly import tool_schema_text
-from swetui.engine.files import NotRegularFile, inside, looks_binary, open_regular, read_error
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.files import NotRegularFile, inside, looks_binary, open_regular, read_error
 from swetui.messages import ToolSchema
 
 MEMORY_FILES = ("SWETUI.md", "AGENTS.md", "CLAUDE.md")

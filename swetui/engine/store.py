@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from swetui.engine.files import read_regular
+from swetui.files import read_regular
 from swetui.paths import open_private_append
 from swetui.secrets import redact
 

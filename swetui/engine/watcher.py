@@ -17,9 +17,9 @@ from pathlib import Path
 from watchfiles import Change, awatch
 
 from swetui.engine.context import ContextEngine
-from swetui.engine.files import TOOL_DIRS, NotRegularFile
 from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_workspace_text
+from swetui.files import TOOL_DIRS, NotRegularFile
 
 log = logging.getLogger(__name__)
 

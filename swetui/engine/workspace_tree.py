@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from swetui.engine.files import BUILD_DIRS, TOOL_DIRS
+from swetui.files import BUILD_DIRS, TOOL_DIRS
 
 IGNORED_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui"}
 MAX_SCAN_FILES = 20_000

@@ -17,8 +17,8 @@ from rich.text import Text
 from textual.app import App
 
 from swetui.agent import Session
-from swetui.engine.files import read_error
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
+from swetui.files import read_error
 from swetui.text import one_line, terminal_safe
 from swetui.ui.compaction_preview import CompactionPreview, compact_after_preview
 from swetui.ui.mcp_command import run_mcp

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from swetui.engine.files import read_error, read_small_text
+from swetui.files import read_error, read_small_text
 from swetui.paths import user_themes_dir
 
 DEFAULT_THEME = "swetui-dark"

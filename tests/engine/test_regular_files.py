@@ -16,12 +16,12 @@ import pytest
 
 from swetui.config import ConfigError, load_settings
 from swetui.engine.context import ContextEngine
-from swetui.engine.files import NotRegularFile, open_regular, read_regular, read_small_text
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Source
 from swetui.engine.project_memory import build_project_memory
 from swetui.engine.retrieval import retrieve
 from swetui.engine.sources import memory_items, read_text_file
 from swetui.engine.watcher import apply_change, refresh
+from swetui.files import NotRegularFile, open_regular, read_regular, read_small_text
 
 
 def finishes(work: Callable[[], Any]) -> Any:

@@ -8,7 +8,7 @@ import json
 import logging
 from pathlib import Path
 
-from swetui.engine.files import read_small_text
+from swetui.files import read_small_text
 from swetui.paths import write_private
 
 log = logging.getLogger(__name__)

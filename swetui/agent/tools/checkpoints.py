@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from swetui.agent.tools.workspace import atomic_write, sha256_bytes
-from swetui.engine.files import read_regular
+from swetui.agent.tools.workspace import sha256_bytes
+from swetui.files import atomic_write, read_regular
 from swetui.paths import WorkspacePaths
 
 log = logging.getLogger(__name__)

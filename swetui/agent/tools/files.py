@@ -20,11 +20,10 @@ from swetui.agent.tools.workspace import (
     ReadLedger,
     TextFile,
     WorkspaceFiles,
-    atomic_write,
     decode_text,
     sha256_bytes,
 )
-from swetui.engine.files import NotRegularFile, read_error, read_regular
+from swetui.files import NotRegularFile, atomic_write, read_error, read_regular
 from swetui.messages import ToolCall
 
 EDIT_MAX_BYTES = 8 * 1024 * 1024

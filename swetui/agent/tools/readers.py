@@ -34,7 +34,7 @@ from swetui.agent.tools.workspace import (
     WorkspaceFiles,
 )
 from swetui.config import Settings
-from swetui.engine.files import (
+from swetui.files import (
     BINARY_SNIFF,
     NotRegularFile,
     file_kind,

@@ -6,18 +6,13 @@ checking containment: `../`, absolute paths and symlinks that lead outside are r
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import hashlib
 import os
-import secrets
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from swetui.agent.tools.base import ToolError
-from swetui.engine.files import looks_binary, open_regular
-from swetui.paths import FILE_MODE, is_private
+from swetui.files import looks_binary, open_regular
 
 # Directories no search descends into: VCS data, our own state, environments, caches.
 IGNORED_DIRS = frozenset({
@@ -157,45 +152,6 @@ def decode_text(data: bytes, rel: str) -> TextFile:
     return TextFile(text=text, newline="\r\n" if crlf else "\n", bom=bom)
 
 
-_TEMP_NAME = ".{name}.swetui-{token}.tmp"
-
-
-def leftover_temps(path: Path) -> list[Path]:
-    """Temp files `atomic_write` left next to `path` when the process died mid-write."""
-    pattern = _TEMP_NAME.format(name=glob.escape(path.name), token="*")
-    return [temp for temp in path.parent.glob(pattern)
-            if stat.S_ISREG(temp.lstat().st_mode)]
-
-
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write `data` to `path` through a temp file and a rename, so a crash leaves either the
-    old or the new file; `mode` keeps the permissions of the file being replaced. A file
-    inside `.swetui/` is always 0600, whatever it had."""
-    private = is_private(path)
-    temp = path.with_name(_TEMP_NAME.format(name=path.name, token=secrets.token_hex(4)))
-    # 0o666 lets the umask decide for the user's files, like any new file.
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                 FILE_MODE if private else 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if private:
-            os.chmod(temp, FILE_MODE)
-        elif mode is not None:
-            os.chmod(temp, mode & 0o7777)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    with contextlib.suppress(OSError):  # persist the rename itself; not all FS allow it
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
 
 
 def resolve_inside(root: Path, path: str) -> Path:

@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swetui.engine.files import looks_binary, read_regular
 from swetui.engine.symbols import cache
 from swetui.engine.symbols.cache import Stamp
 from swetui.engine.symbols.extract import Definition, FileSymbols, extract
 from swetui.engine.symbols.languages import language_of
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
+from swetui.files import looks_binary, read_regular
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Literal
 
 from swetui.engine.context import ContextEngine
-from swetui.engine.files import read_error
 from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.sources import read_workspace_text
+from swetui.files import read_error
 
 REFRESHABLE = frozenset({ItemKind.FILE, ItemKind.MEMORY_FILE, ItemKind.SESSION_NOTES})
 """Kinds whose content is a file's text, so re-reading the file refreshes them."""

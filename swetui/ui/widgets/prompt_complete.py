@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swetui.engine.files import BUILD_DIRS, TOOL_DIRS
+from swetui.files import BUILD_DIRS, TOOL_DIRS
 
 SKIP_DIRS = TOOL_DIRS | BUILD_DIRS | {".swetui", ".vscode"}
 MAX_FILES = 50_000

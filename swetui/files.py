@@ -1,6 +1,6 @@
 """What every part that walks or reads the workspace agrees on: which directories are tools'
 and version control's own (never the user's work), how a binary file is recognised, and the
-one way a file is opened for reading.
+one way a file is opened for reading, and the one way swetui writes a file (`atomic_write`).
 
 Every read of a file swetui did not write itself goes through `open_regular`: it refuses
 FIFOs, devices, sockets and directories before and after opening, and opens without
@@ -9,11 +9,16 @@ blocking, so a `mkfifo` or a link to `/dev/zero` in a workspace can never hang s
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import glob
 import os
+import secrets
 import stat
 from pathlib import Path
 from typing import BinaryIO
+
+from swetui.paths import FILE_MODE, is_private
 
 TOOL_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__",
                        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"})
@@ -129,3 +134,44 @@ def read_error(name: str, exc: OSError) -> str:
 def inside(root: Path, path: Path) -> bool:
     """Whether `path` (already resolved) is `root` or lies under it."""
     return path == root or root in path.parents
+
+
+_TEMP_NAME = ".{name}.swetui-{token}.tmp"
+
+
+def leftover_temps(path: Path) -> list[Path]:
+    """Temp files `atomic_write` left next to `path` when the process died mid-write."""
+    pattern = _TEMP_NAME.format(name=glob.escape(path.name), token="*")
+    return [temp for temp in path.parent.glob(pattern)
+            if stat.S_ISREG(temp.lstat().st_mode)]
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write `data` to `path` through a temp file and a rename, so a crash leaves either the
+    old or the new file; `mode` keeps the permissions of the file being replaced. A file
+    inside `.swetui/` is always 0600, whatever it had."""
+    private = is_private(path)
+    temp = path.with_name(_TEMP_NAME.format(name=path.name, token=secrets.token_hex(4)))
+    # 0o666 lets the umask decide for the user's files, like any new file.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                 FILE_MODE if private else 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if private:
+            os.chmod(temp, FILE_MODE)
+        elif mode is not None:
+            os.chmod(temp, mode & 0o7777)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    with contextlib.suppress(OSError):  # persist the rename itself; not all FS allow it
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
