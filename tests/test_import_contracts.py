@@ -1,6 +1,7 @@
 """The layers of DESIGN.md §1 are a contract (`[tool.importlinter]` in pyproject.toml) that
 `lint-imports` checks: ui → agent → engine, agent → providers, nothing below imports the UI,
-the commands or the CLI, and the headless packages never import Textual."""
+the commands or the CLI, the UI and the commands reach the agent only through its public API,
+and the headless packages never import Textual."""
 
 from __future__ import annotations
 
@@ -40,16 +41,23 @@ def test_the_import_contracts_are_kept():
 LAYERS = "cli above ui and commands, above agent, above engine and providers"
 FRONT_ENDS = "nothing below imports the UI, the commands or the CLI"
 HEADLESS = "the engine, the agent and the providers never import Textual"
+ACYCLIC = "no import cycles between the modules or packages of one package"
+AGENT_API = "the UI and the commands use only the agent's public API"
 
 
 @pytest.mark.parametrize(("module", "planted", "broken"), [
-    # The UI imports Textual, so the engine importing it also breaks "headless".
-    ("engine/tokens.py", "import swetui.ui.bridge", {LAYERS, FRONT_ENDS, HEADLESS}),
+    # The UI imports Textual, so the engine importing it also breaks "headless"; and the UI
+    # imports the engine, so it closes a loop between swetui's packages too.
+    ("engine/tokens.py", "import swetui.ui.bridge", {LAYERS, FRONT_ENDS, HEADLESS, ACYCLIC}),
     ("providers/sse.py", "import swetui.engine.items", {LAYERS}),
-    ("agent/notes.py", "import swetui.commands.context", {LAYERS, FRONT_ENDS}),
+    ("agent/notes.py", "import swetui.commands.context", {LAYERS, FRONT_ENDS, ACYCLIC}),
     # The engine imports config, so this also puts a chain from the engine up to the commands.
-    ("config.py", "import swetui.commands.init", {LAYERS, FRONT_ENDS}),
+    ("config.py", "import swetui.commands.init", {LAYERS, FRONT_ENDS, ACYCLIC}),
     ("agent/diffs.py", "import textual.widget", {HEADLESS}),
+    # The UI and the commands use the agent's public API, never its modules.
+    ("ui/widgets/diff_view.py", "import swetui.agent.diffs", {AGENT_API}),
+    ("commands/run.py", "from swetui.agent.policy import protection", {AGENT_API}),
+    ("ui/screens/main.py", "from swetui.agent.tools.workspace import WorkspaceFiles", {AGENT_API}),
 ])
 def test_a_planted_import_breaks_its_contract(tmp_path, module, planted, broken):
     shutil.copytree(ROOT / "swetui", tmp_path / "swetui",
@@ -66,6 +74,18 @@ def test_a_planted_import_breaks_its_contract(tmp_path, module, planted, broken)
     assert reported == broken, result.stdout
     planted_in = "swetui." + module.removesuffix(".py").replace("/", ".")
     assert planted_in in result.stdout, result.stdout
+
+
+def test_the_agent_api_is_open_to_the_ui(tmp_path):
+    """The control of the AGENT_API cases: the public API itself stays allowed."""
+    shutil.copytree(ROOT / "swetui", tmp_path / "swetui",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    target = tmp_path / "swetui" / "ui" / "widgets" / "diff_view.py"
+    target.write_text(target.read_text(encoding="utf-8") + "\n\ndef _planted() -> None:\n"
+                      "    import swetui.agent.api\n    import swetui.agent\n", encoding="utf-8")
+    result = lint_imports(tmp_path)
+    assert result.returncode == 0, result.stdout
 
 
 def test_every_top_level_module_is_named_by_a_contract():

@@ -1,8 +1,9 @@
 """The agent's public API: the session the UI and the commands drive (`Session`) and every
 event published on its bus (`AgentEvent`).
 
-The UI and `swetui run` reach the agent only through these names; `AgentSession` is the
-implementation. Who publishes what:
+The UI and the commands reach the agent only through these names (and `swetui.agent`, which
+re-exports them with `AgentSession`, the implementation); an import-linter contract in
+pyproject.toml forbids them any other module of the agent. Who publishes what:
 
 - the engine (`swetui.engine.events`): items, budget, notices, compaction;
 - the approval queue and the toolbox (`swetui.agent.events`): approvals, commands, mode,
@@ -22,14 +23,46 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
-from swetui.agent.approvals import ApprovalQueue
-from swetui.agent.events import ApprovalEvent, PendingAction
+from swetui.agent.approvals import ApprovalQueue, UnknownActionError
+from swetui.agent.diffs import NO_NEWLINE, Hunk
+from swetui.agent.events import (
+    ApprovalCancelled,
+    ApprovalDecided,
+    ApprovalEvent,
+    ApprovalRequested,
+    CommandStarted,
+    Decision,
+    EditUndone,
+    ModeChanged,
+    PendingAction,
+    Remember,
+    RulesChanged,
+)
+from swetui.agent.icons import tool_icon
 from swetui.agent.mcp.names import server_of as mcp_server_of
+from swetui.agent.mcp.servers import McpServers
 from swetui.agent.mcp.status import McpServersChanged, ServerStatus
+from swetui.agent.policy import protection
 from swetui.agent.rules import Scope as RuleScope
+from swetui.agent.rules import WorkspaceRules
 from swetui.agent.stats import SessionStats
-from swetui.agent.tools.base import ToolResult
-from swetui.agent.turn_events import TurnEvent, TurnFinished
+from swetui.agent.tools.base import ToolError, ToolResult
+from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.agent.turn_events import (
+    AnswerChunk,
+    CompactionNotice,
+    ModelCallFinished,
+    ModelCallStarted,
+    PlanChanged,
+    ReasoningChunk,
+    RetrievalDone,
+    SessionLimit,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnEvent,
+    TurnFinished,
+    TurnStarted,
+)
 from swetui.config import ApprovalRule, Mode
 from swetui.engine.bus import EventBus
 from swetui.engine.compaction.plan import CompactionPlan
@@ -41,8 +74,22 @@ from swetui.engine.workspace import Workspace
 from swetui.providers.usage import Usage as Usage
 from swetui.providers.usage import usage_line as usage_line
 
-__all__ = ["AgentEvent", "CompactionTrigger", "McpServersChanged", "RuleScope", "ServerStatus",
-           "Session", "SessionStats", "Usage", "mcp_server_of", "usage_line"]
+__all__ = [
+    # the session and the events it publishes
+    "AgentEvent", "Session", "CompactionTrigger", "SessionStats",
+    "AnswerChunk", "CompactionNotice", "ModelCallFinished", "ModelCallStarted", "PlanChanged",
+    "ReasoningChunk", "RetrievalDone", "SessionLimit", "ToolCallFinished", "ToolCallStarted",
+    "TurnEvent", "TurnFinished", "TurnStarted",
+    # approvals: the queue, what waits in it and what the user decides
+    "ApprovalCancelled", "ApprovalDecided", "ApprovalEvent", "ApprovalQueue",
+    "ApprovalRequested", "CommandStarted", "Decision", "EditUndone", "ModeChanged",
+    "PendingAction", "Remember", "RulesChanged", "UnknownActionError", "protection",
+    # remembered rules, diffs, tools, usage
+    "RuleScope", "WorkspaceRules", "Hunk", "NO_NEWLINE", "TOOL_SCHEMAS", "ToolError",
+    "ToolResult", "tool_icon", "Usage", "usage_line",
+    # MCP servers
+    "McpServers", "McpServersChanged", "ServerStatus", "mcp_server_of",
+]
 
 AgentEvent = EngineEvent | ApprovalEvent | TurnEvent | McpServersChanged
 """Every event a session publishes on its bus."""

@@ -12,7 +12,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.agent import (
+    TOOL_SCHEMAS,
+)
 from swetui.commands.mcp import mcp_statuses, server_report
 from swetui.engine.budget import Budget
 from swetui.engine.context import ContextEngine

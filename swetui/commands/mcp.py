@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from swetui.agent.mcp.servers import McpServers
-from swetui.agent.mcp.status import ServerStatus
-from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.agent import (
+    TOOL_SCHEMAS,
+    McpServers,
+    ServerStatus,
+)
 from swetui.config import Settings
 from swetui.engine.context import ContextEngine
 from swetui.engine.workspace import open_workspace

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swetui.agent.rules import WorkspaceRules
+from swetui.agent import (
+    WorkspaceRules,
+)
 from swetui.engine.workspace import check_workspace
 from swetui.trust_review import visible
 

@@ -32,10 +32,11 @@ from swetui.agent import (
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
+    Usage,
+    protection,
+    tool_icon,
+    usage_line,
 )
-from swetui.agent.api import Usage, usage_line
-from swetui.agent.icons import tool_icon
-from swetui.agent.policy import protection
 from swetui.engine.events import EngineNotice
 from swetui.interrupts import EXIT_INTERRUPTED, run_interruptibly
 from swetui.options import LaunchOptions

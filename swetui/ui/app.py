@@ -15,7 +15,10 @@ from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.widgets import Input, TextArea
 
-from swetui.agent import AgentSession, Session
+from swetui.agent import (
+    AgentSession,
+    Session,
+)
 from swetui.config import ConfigError
 from swetui.engine.workspace import WorkspaceError
 from swetui.interrupts import EXIT_INTERRUPTED, CtrlC, close_loop, event_loop

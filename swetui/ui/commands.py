@@ -16,7 +16,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import App
 
-from swetui.agent import Session
+from swetui.agent import (
+    Session,
+)
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 from swetui.files import read_error
 from swetui.text import one_line, terminal_safe

@@ -14,7 +14,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from swetui.agent import Session
+from swetui.agent import (
+    Session,
+)
 from swetui.engine.compaction import CompactionPlan
 from swetui.text import one_line
 from swetui.ui.compaction_figures import compaction_figures

@@ -10,7 +10,9 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from swetui.agent import Session
+from swetui.agent import (
+    Session,
+)
 from swetui.text import one_line
 
 USAGE = "use /mcp, or /mcp restart|drop|restore|log NAME"

@@ -6,7 +6,9 @@ import re
 
 from rich.text import Text
 
-from swetui.agent import Session
+from swetui.agent import (
+    Session,
+)
 from swetui.text import one_line
 from swetui.ui.widgets.transcript import Transcript
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from swetui.agent.events import (
+from swetui.agent import (
     ApprovalCancelled,
     ApprovalDecided,
     ApprovalRequested,

@@ -11,7 +11,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from swetui.agent.events import PendingAction
+from swetui.agent import (
+    PendingAction,
+)
 from swetui.text import one_line, terminal_safe
 from swetui.ui.widgets.approval_preview import action_title
 from swetui.ui.widgets.diff_view import highlight_lines, render_hunk, syntax_theme

@@ -10,7 +10,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from swetui.agent.events import PendingAction
+from swetui.agent import (
+    PendingAction,
+)
 from swetui.ui.widgets.approval_preview import action_title
 
 

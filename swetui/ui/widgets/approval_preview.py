@@ -8,7 +8,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from swetui.agent.events import PendingAction
+from swetui.agent import (
+    PendingAction,
+)
 from swetui.text import one_line, terminal_safe
 from swetui.ui.widgets.diff_view import DiffView, syntax_theme
 

@@ -22,11 +22,12 @@ from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from swetui.agent.approvals import ApprovalQueue, UnknownActionError
-from swetui.agent.events import (
+from swetui.agent import (
+    ApprovalQueue,
     Decision,
     PendingAction,
     Remember,
+    UnknownActionError,
 )
 from swetui.ui.widgets.approval_preview import KIND_ICONS, ActionPreview, action_title
 from swetui.ui.widgets.modal_requests import (

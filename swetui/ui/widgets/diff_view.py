@@ -16,7 +16,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from swetui.agent.diffs import NO_NEWLINE, Hunk
+from swetui.agent import (
+    NO_NEWLINE,
+    Hunk,
+)
 from swetui.text import terminal_safe
 
 HIGHLIGHT_LIMIT = 400_000

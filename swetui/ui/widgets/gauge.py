@@ -17,7 +17,9 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
 
-from swetui.agent import ServerStatus
+from swetui.agent import (
+    ServerStatus,
+)
 from swetui.engine.budget import Budget, LayerUsage
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import Layer

@@ -12,7 +12,9 @@ from bisect import insort
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from swetui.agent import mcp_server_of
+from swetui.agent import (
+    mcp_server_of,
+)
 from swetui.engine.items import LAYER_ORDER, ContextItem, Layer
 
 

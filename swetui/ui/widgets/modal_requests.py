@@ -10,7 +10,9 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from swetui.agent.events import PendingAction
+from swetui.agent import (
+    PendingAction,
+)
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem
 

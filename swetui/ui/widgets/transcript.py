@@ -11,8 +11,8 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from swetui.agent import AgentEvent
-from swetui.agent.turn_events import (
+from swetui.agent import (
+    AgentEvent,
     AnswerChunk,
     CompactionNotice,
     PlanChanged,

@@ -14,7 +14,9 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
-from swetui.agent.icons import tool_icon
+from swetui.agent import (
+    tool_icon,
+)
 from swetui.text import one_line, terminal_safe
 
 TOOL_VERBS: dict[str, str] = {
