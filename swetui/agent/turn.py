@@ -248,7 +248,14 @@ class TurnLoop:
             # Input measured, the stream cut before the output count came.
             counted = self.engine.counter.count(outcome.generated)
             return reported.model_copy(update={"output_tokens": counted})
-        return estimated_usage(outcome.estimate, self.engine.counter.count(outcome.generated))
+        return estimated_usage(self._calibrated(outcome.estimate),
+                               self._calibrated(self.engine.counter.count(outcome.generated)))
+
+    def _calibrated(self, estimate: int) -> int:
+        """swetui's count corrected by the model's calibration ratio (its tokenizer's
+        tokens per estimated one), as the gauge shows it; the raw count when uncalibrated."""
+        ratio = self.engine.calibration()
+        return round(estimate * ratio) if ratio else estimate
 
     def _commit_assistant(self, outcome: StepOutcome, *, interrupted: bool) -> None:
         """The assistant's message becomes an item (also when cut short)."""

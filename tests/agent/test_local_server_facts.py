@@ -10,6 +10,7 @@ import pytest
 
 from swetui.agent.calibrations import CalibrationStore
 from swetui.agent.session import AgentSession
+from swetui.agent.turn_events import ModelCallStarted
 from swetui.engine.budget import BudgetSettings, make_budget
 from swetui.engine.events import CompactionFinished, EngineNotice
 from swetui.engine.items import Layer
@@ -88,6 +89,24 @@ async def test_the_window_and_the_calibration_come_from_llama_server(server, rep
         await again.aclose()
     assert len([r for r in server.side_requests if r.path == "/tokenize"]) == 1
     assert CalibrationStore().get("openai:local") is not None
+
+
+async def test_an_estimated_input_figure_is_the_calibrated_one(server, repo):
+    # No usage comes: the turn's input figure is swetui's estimate of the request, corrected
+    # by the server tokenizer's ratio (1.25), not the raw estimate.
+    server.routes[("POST", "/tokenize")] = tokenizer(1.25, "content")
+    session = open_session(repo, llama_cpp(server))
+    started: list[ModelCallStarted] = []
+    session.bus.subscribe(started.append, ModelCallStarted)
+    try:
+        finished = await session.send("hello")
+    finally:
+        await session.aclose()
+    ratio = session.engine.calibration()
+    assert ratio == pytest.approx(1.25, abs=0.02)
+    assert finished.usage is not None and not finished.usage.measured
+    assert finished.usage.input_tokens == round(started[0].input_tokens * ratio)
+    assert started[0].input_tokens > 100
 
 
 async def test_llama_cpp_python_s_extras_tokenize_is_used_when_there_is_no_tokenize(server,
