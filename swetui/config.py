@@ -85,10 +85,12 @@ class ModelSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    tool_calls: Literal["native", "text", "auto"] = "auto"
+    tool_calls: Literal["native", "text", "auto", "json"] = "auto"
     """How the model calls tools: `native` (the protocol's tool calls only), `text` (no
     native tool calling: the tools are taught in the system prompt and calls are read from
-    the answer), `auto` (native, and calls written as text in the answer are read too)."""
+    the answer), `auto` (native, and calls written as text in the answer are read too),
+    `json` (as `text`, with every answer held by the server to a JSON schema: a call of an
+    offered tool or `{"answer": ...}`; for small models on llama.cpp servers)."""
 
 
 class Settings(BaseModel):

@@ -32,6 +32,7 @@ from swetui.agent.repository_map import RepositoryMap
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.stats import SessionStats, session_stats
 from swetui.agent.summarizer import Summarizer
+from swetui.agent.tool_format import sync_tool_format
 from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.base import ToolResult
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
@@ -142,6 +143,7 @@ class AgentSession:
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
         workspace.notices.extend(session.mcp.notices)
         session._restore_calibration()
+        sync_tool_format(session.engine, session.provider)
         session.local.remembered()
         session.plan.restore(workspace.replayed)
         session.limits.restore(workspace.replayed)
@@ -228,6 +230,7 @@ class AgentSession:
             return refusal
         await self.compaction.if_needed()
         await self.chunks.before_step()
+        sync_tool_format(self.engine, self.provider)  # the tools may have changed (MCP)
         return None
 
     def cancel(self) -> bool:
@@ -305,6 +308,7 @@ class AgentSession:
         self.local = LocalModelSetup(self.engine, self.settings, local_server_of(provider),
                                      self.local.store, self.bus.publish)
         self.local.remembered()
+        sync_tool_format(self.engine, provider)
         self.record("model", {"model": spec})
         self.background.spawn(old.aclose())
 

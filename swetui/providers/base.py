@@ -7,6 +7,7 @@ from typing import Protocol, runtime_checkable
 
 from swetui.messages import ChatRequest
 from swetui.providers.events import ProviderEvent
+from swetui.providers.text_calls import ToolCallMode
 
 
 @runtime_checkable
@@ -23,3 +24,13 @@ class Provider(Protocol):
     def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class TextToolCalls(Protocol):
+    """A provider that can read tool calls written as text (OpenAI-compatible servers)."""
+
+    tool_calls: ToolCallMode
+    teaches_tools: bool
+    """Whether it adds the prompt that teaches the tools itself (`text` and `json` mode);
+    a session turns this off and sends that prompt as a context item."""

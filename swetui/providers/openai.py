@@ -24,7 +24,14 @@ from swetui.providers.events import (
 )
 from swetui.providers.sse import SseProvider
 from swetui.providers.text_call_stream import with_text_calls
-from swetui.providers.text_calls import ToolCallMode, render_call, text_tools_prompt
+from swetui.providers.text_calls import (
+    ToolCallMode,
+    answer_schema,
+    json_tools_prompt,
+    render_call,
+    render_json_call,
+    text_tools_prompt,
+)
 from swetui.providers.think_tags import ThinkTags
 from swetui.providers.toolcalls import decode_tool_arguments
 from swetui.providers.usage import Usage, openai_usage
@@ -37,18 +44,23 @@ DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 _STOP_REASONS = {"function_call": "tool_calls", "eos": "stop", "end_turn": "stop"}
 
 
-def openai_messages(request: ChatRequest, *, text_tools: bool = False) -> list[dict[str, Any]]:
+def openai_messages(request: ChatRequest, *, text_tools: bool = False,
+                    json_answers: bool = False, teach: bool = True) -> list[dict[str, Any]]:
     """The request's conversation in chat-completions form, system message first. With
     `text_tools` the tools are taught in the system message and earlier calls and results
-    are written as text, for servers that know no tool calls."""
+    are written as text, for servers that know no tool calls; `json_answers` teaches (and
+    writes earlier calls in) `json` mode's form instead of `<tool_call>` tags. Without
+    `teach` the request's own system text teaches the tools (a session's context item)."""
     wire: list[dict[str, Any]] = []
     system = request.system
-    if text_tools and request.tools:
-        system = f"{system}\n\n{text_tools_prompt(request.tools)}".strip()
+    if text_tools and request.tools and teach:
+        taught = json_tools_prompt if json_answers else text_tools_prompt
+        system = f"{system}\n\n{taught(request.tools)}".strip()
     if system:
         wire.append({"role": "system", "content": system})
     for message in request.messages:
-        out = _text_message(message) if text_tools else _wire_message(message)
+        out = (_text_message(message, json_answers) if text_tools
+               else _wire_message(message))
         if text_tools and wire and wire[-1]["role"] == out["role"] == "user":
             wire[-1]["content"] += "\n\n" + out["content"]  # templates want turns to alternate
         else:
@@ -56,10 +68,11 @@ def openai_messages(request: ChatRequest, *, text_tools: bool = False) -> list[d
     return wire
 
 
-def _text_message(message: Message) -> dict[str, Any]:
+def _text_message(message: Message, json_answers: bool = False) -> dict[str, Any]:
     if message.role == "assistant":
         parts = [message.content] if message.content else []
-        parts.extend(render_call(call.name, call.arguments) for call in message.tool_calls)
+        render = render_json_call if json_answers else render_call
+        parts.extend(render(call.name, call.arguments) for call in message.tool_calls)
         return {"role": "assistant", "content": "\n".join(parts)}
     if message.role == "tool":
         status = " error" if message.is_error else ""
@@ -93,17 +106,26 @@ def _wire_message(message: Message) -> dict[str, Any]:
 
 
 def openai_body(request: ChatRequest, *, model: str, max_tokens_field: str = "max_tokens",
-                text_tools: bool = False) -> dict[str, Any]:
-    """The JSON body of a streaming chat-completions request."""
+                text_tools: bool = False, json_answers: bool = False,
+                teach: bool = True) -> dict[str, Any]:
+    """The JSON body of a streaming chat-completions request. With `json_answers` (and
+    tools) the answer is held to `answer_schema` through `response_format` (the
+    `json_object`-with-`schema` form that llama.cpp's server and llama-cpp-python's both
+    turn into a grammar)."""
+    text_tools = text_tools or json_answers
     body: dict[str, Any] = {
         "model": model,
-        "messages": openai_messages(request, text_tools=text_tools),
+        "messages": openai_messages(request, text_tools=text_tools,
+                                    json_answers=json_answers, teach=teach),
         "stream": True,
         "stream_options": {"include_usage": True},
         max_tokens_field: request.max_tokens,
     }
     if request.temperature is not None:
         body["temperature"] = request.temperature
+    if request.tools and json_answers:
+        body["response_format"] = {"type": "json_object",
+                                   "schema": answer_schema(request.tools)}
     if request.tools and not text_tools:
         body["tools"] = [
             {"type": "function",
@@ -266,6 +288,9 @@ class OpenAIProvider(SseProvider):
                  **options: Any) -> None:
         super().__init__(model, base_url=base_url, api_key=api_key, **options)
         self.tool_calls: ToolCallMode = tool_calls
+        self.teaches_tools = True
+        """In `text` and `json` mode, add the prompt that teaches the tools to the system
+        message; a session turns this off and sends that prompt as a context item."""
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
         """The answer's events; in `text` and `auto` mode, calls written as text become
@@ -275,7 +300,11 @@ class OpenAIProvider(SseProvider):
                 async for event in raw:
                     yield event
                 return
-            async with aclosing(with_text_calls(raw, request.tools)) as events:
+            read = [request.system, *(message.content for message in request.messages
+                                      if message.role != "assistant")]
+            async with aclosing(with_text_calls(raw, request.tools,
+                                                json_answers=self.tool_calls == "json",
+                                                shown_to_model=read)) as events:
                 async for event in events:
                     yield event
 
@@ -297,7 +326,9 @@ class OpenAIProvider(SseProvider):
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         return openai_body(request, model=self.model, max_tokens_field=self.max_tokens_field,
-                           text_tools=self.tool_calls == "text")
+                           text_tools=self.tool_calls == "text",
+                           json_answers=self.tool_calls == "json",
+                           teach=self.teaches_tools)
 
     def _parser(self) -> OpenAIStreamParser:
         return OpenAIStreamParser(self.provider_id)

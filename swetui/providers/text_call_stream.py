@@ -23,7 +23,14 @@ from swetui.providers.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from swetui.providers.text_calls import OPEN_TAG, find_text_calls
+from swetui.providers.text_calls import (
+    OPEN_TAG,
+    TextCall,
+    call_key,
+    find_text_calls,
+    json_answer_text,
+    quoted_calls,
+)
 
 _STARTS = ("```", "~~~", OPEN_TAG)
 _CALL_FENCES = ("", "json", "jsonc", "tool_call", "tool_code")
@@ -37,8 +44,15 @@ def _is_prefix(text: str, of: tuple[str, ...]) -> bool:
 class TextCallFilter:
     """Holds back text that may be a call; decides at the end (one per answer)."""
 
-    def __init__(self, tools: Sequence[ToolSchema]) -> None:
+    def __init__(self, tools: Sequence[ToolSchema], *, json_answers: bool = False,
+                 shown_to_model: Sequence[str] = ()) -> None:
         self.tools = tuple(tools)
+        self.shown_to_model = tuple(shown_to_model)
+        """What the model was given to read (files, tool results, the user's words): a call
+        copied from it is a quote, never run."""
+        self.json_answers = json_answers
+        """`json` mode: an answer that calls no tool is `{"answer": "..."}`; its reply is
+        shown, not the JSON."""
         self.shown = ""
         self.held = ""
         self.holding = False
@@ -106,7 +120,13 @@ class TextCallFilter:
         if self.native or not self.held:
             return self._text_events(self._release())
         found = find_text_calls(self.shown + self.held, self.tools)
+        if found is not None and self._quotes(found.calls):
+            found = None
         if found is None:
+            reply = json_answer_text(self.shown + self.held) if self.json_answers else None
+            if reply is not None and not self.shown:
+                self.held = ""
+                return self._text_events(reply)
             return self._text_events(self._release())
         residue = found.text
         if self.shown:  # the prose before the tags is on screen already: the rest of it
@@ -122,15 +142,22 @@ class TextCallFilter:
                                       arguments=call.arguments))
         return events
 
+    def _quotes(self, calls: Sequence[TextCall]) -> bool:
+        quoted = quoted_calls(self.shown_to_model, self.tools)
+        return any(call_key(call.name, call.arguments) in quoted for call in calls)
+
     @staticmethod
     def _text_events(text: str) -> list[ProviderEvent]:
         return [TextDelta(text=text)] if text else []
 
 
-async def with_text_calls(events: AsyncIterator[ProviderEvent],
-                          tools: Sequence[ToolSchema]) -> AsyncGenerator[ProviderEvent, None]:
-    """`events` with tool calls written as text turned into tool-call events."""
-    held = TextCallFilter(tools)
+async def with_text_calls(events: AsyncIterator[ProviderEvent], tools: Sequence[ToolSchema],
+                          *, json_answers: bool = False, shown_to_model: Sequence[str] = ()
+                          ) -> AsyncGenerator[ProviderEvent, None]:
+    """`events` with tool calls written as text turned into tool-call events (and, with
+    `json_answers`, `{"answer": ...}` into its reply); a call copied from
+    `shown_to_model` is left as text."""
+    held = TextCallFilter(tools, json_answers=json_answers, shown_to_model=shown_to_model)
     calls = 0
     async for event in events:
         if isinstance(event, TextDelta):

@@ -16,16 +16,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from swetui.messages import ToolSchema
 
-ToolCallMode = Literal["native", "text", "auto"]
+ToolCallMode = Literal["native", "text", "auto", "json"]
 """`native`: the protocol's tool calls only; `text`: tools are taught in the system prompt
 and calls are read from the text (models with no native tool calling); `auto`: native, and
-calls written as text are read too."""
+calls written as text are read too; `json`: as `text`, and the server holds every answer to
+a JSON schema (a call of an offered tool, or `{"answer": ...}`), so that even a tiny model
+writes a well-formed call."""
+
+ANSWER_FIELD = "answer"
+"""In `json` mode, the field of an answer that calls no tool."""
 
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
@@ -172,6 +177,33 @@ def _call(entry: Any, offered: dict[str, ToolSchema]) -> TextCall | None:
     return TextCall(name, arguments)
 
 
+_CALL_START = re.compile(r'\{\s*"(?:name|tool|function)"\s*:')
+
+
+def call_key(name: str, arguments: dict[str, Any]) -> str:
+    """A call's identity, however its JSON was spaced or ordered."""
+    return json.dumps([name, arguments], sort_keys=True, ensure_ascii=False)
+
+
+def quoted_calls(texts: Iterable[str], tools: Sequence[ToolSchema]) -> frozenset[str]:
+    """The keys of the calls written anywhere in `texts` (files, tool results, the user's
+    words: what the model was shown). A model that repeats one of them is quoting what it
+    read, not calling: a file or a tool's output must never be able to make a call."""
+    offered = {tool.name: tool for tool in tools}
+    decoder = json.JSONDecoder()
+    keys: set[str] = set()
+    for text in texts:
+        for match in _CALL_START.finditer(text):
+            try:
+                value, _ = decoder.raw_decode(text, match.start())
+            except ValueError:
+                continue
+            call = _call(value, offered)
+            if call is not None:
+                keys.add(call_key(call.name, call.arguments))
+    return frozenset(keys)
+
+
 def schema_accepts(schema: dict[str, Any], value: Any) -> bool:
     """Whether `value` fits the JSON schema as far as tool schemas use it: type, required,
     properties, additionalProperties, enum, minimum, items."""
@@ -207,6 +239,62 @@ def render_call(name: str, arguments: dict[str, Any]) -> str:
     return f"{OPEN_TAG}\n{payload}\n{CLOSE_TAG}"
 
 
+def render_json_call(name: str, arguments: dict[str, Any]) -> str:
+    """A call in `json` mode's form: the bare object the answer schema allows."""
+    return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+
+
+def answer_schema(tools: Sequence[ToolSchema]) -> dict[str, Any]:
+    """The JSON schema a `json`-mode answer is held to: one call of an offered tool with
+    arguments its schema accepts, or a reply in plain words."""
+    choices: list[dict[str, Any]] = [
+        {"type": "object", "additionalProperties": False, "required": ["name", "arguments"],
+         "properties": {"name": {"const": tool.name}, "arguments": tool.parameters}}
+        for tool in tools
+    ]
+    choices.append({"type": "object", "additionalProperties": False,
+                    "required": [ANSWER_FIELD],
+                    "properties": {ANSWER_FIELD: {"type": "string"}}})
+    return {"anyOf": choices}
+
+
+def json_answer_text(text: str) -> str | None:
+    """The reply in a `json`-mode answer that calls no tool (`{"answer": "..."}`), if so."""
+    body = text.strip()
+    if not body.startswith("{"):
+        return None
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    reply = value.get(ANSWER_FIELD) if isinstance(value, dict) and len(value) == 1 else None
+    return reply if isinstance(reply, str) else None
+
+
+def json_tools_prompt(tools: Sequence[ToolSchema]) -> str:
+    """The system-prompt section of `json` mode, where every answer is one JSON object."""
+    lines = [
+        "# Tools",
+        "Every answer you give is one JSON object. You act only through tools: a reply "
+        "changes no file and runs nothing, so to change a file call edit_file or write_file. "
+        "To call a tool, answer with:",
+        render_json_call("TOOL_NAME", {"ARGUMENT": "VALUE"}),
+        "The result comes back in a <tool_response> message; then call the next tool or "
+        "reply. Only when the task is done, or you need nothing more, reply to the user with:",
+        json.dumps({ANSWER_FIELD: "your reply"}),
+        "",
+        "Available tools (JSON schema of the arguments):",
+    ]
+    lines.extend(_tool_lines(tools))
+    return "\n".join(lines)
+
+
+def _tool_lines(tools: Sequence[ToolSchema]) -> list[str]:
+    return [f"- {tool.name}: {tool.description}\n  arguments: "
+            f"{json.dumps(tool.parameters, ensure_ascii=False, sort_keys=True)}"
+            for tool in tools]
+
+
 def text_tools_prompt(tools: Sequence[ToolSchema]) -> str:
     """The system-prompt section that teaches a model with no native tool calling to call
     tools in text."""
@@ -220,7 +308,5 @@ def text_tools_prompt(tools: Sequence[ToolSchema]) -> str:
         "",
         "Available tools (JSON schema of the arguments):",
     ]
-    for tool in tools:
-        schema = json.dumps(tool.parameters, ensure_ascii=False, sort_keys=True)
-        lines.append(f"- {tool.name}: {tool.description}\n  arguments: {schema}")
+    lines.extend(_tool_lines(tools))
     return "\n".join(lines)
