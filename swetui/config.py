@@ -91,6 +91,9 @@ class ModelSettings(BaseModel):
     the answer), `auto` (native, and calls written as text in the answer are read too),
     `json` (as `text`, with every answer held by the server to a JSON schema: a call of an
     offered tool or `{"answer": ...}`; for small models on llama.cpp servers)."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """The sampling temperature sent with each request (unset: the server's default, 0.8
+    on llama-cpp-python's; small local models call tools more reliably near 0)."""
 
 
 class Settings(BaseModel):

@@ -130,8 +130,10 @@ class AgentSession:
                        redact=names)
         model = resolve_model(options.model, env, settings.model)
         if provider is None:
+            chosen = model_settings(settings, model)
             provider = create_provider(model, env, timeout=settings.request_timeout,
-                                       tool_calls=model_settings(settings, model).tool_calls)
+                                       tool_calls=chosen.tool_calls,
+                                       temperature=chosen.temperature)
         workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
                                    resume=options.resume, continue_last=options.continue_last)
         workspace.notices.extend(workspace_notices(root))
@@ -301,8 +303,9 @@ class AgentSession:
 
     def set_model(self, spec: str) -> None:
         """Switch model (e.g. `offline`, `openai:gpt-4o`); raises ProviderConfigError."""
+        chosen = model_settings(self.settings, spec)
         provider = create_provider(spec, self.env, timeout=self.settings.request_timeout,
-                                   tool_calls=model_settings(self.settings, spec).tool_calls)
+                                   tool_calls=chosen.tool_calls, temperature=chosen.temperature)
         old, self.provider = self.provider, provider
         self.model = self.engine.model = spec
         self.local = LocalModelSetup(self.engine, self.settings, local_server_of(provider),

@@ -285,9 +285,11 @@ class OpenAIProvider(SseProvider):
 
     def __init__(self, model: str, *, base_url: str = DEFAULT_OPENAI_BASE_URL,
                  api_key: str | None = None, tool_calls: ToolCallMode = "auto",
-                 **options: Any) -> None:
+                 temperature: float | None = None, **options: Any) -> None:
         super().__init__(model, base_url=base_url, api_key=api_key, **options)
         self.tool_calls: ToolCallMode = tool_calls
+        self.temperature = temperature
+        """Sent when the request sets none (the model's setting)."""
         self.teaches_tools = True
         """In `text` and `json` mode, add the prompt that teaches the tools to the system
         message; a session turns this off and sends that prompt as a context item."""
@@ -325,6 +327,8 @@ class OpenAIProvider(SseProvider):
         return {"content-type": "application/json", **self.auth_headers()}
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
+        if request.temperature is None and self.temperature is not None:
+            request = request.model_copy(update={"temperature": self.temperature})
         return openai_body(request, model=self.model, max_tokens_field=self.max_tokens_field,
                            text_tools=self.tool_calls == "text",
                            json_answers=self.tool_calls == "json",

@@ -97,13 +97,15 @@ def _no_model_name(provider: str, env: Mapping[str, str]) -> str:
 
 
 def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0,
-                    tool_calls: ToolCallMode = "auto", **options: Any) -> Provider:
+                    tool_calls: ToolCallMode = "auto", temperature: float | None = None,
+                    **options: Any) -> Provider:
     """Build the provider for `spec` (`anthropic:MODEL`, `openai:MODEL`, `ollama:MODEL`,
     `offline`), reading base URLs and keys from `env`.
 
     Raises `ProviderConfigError` with a one-line message for an unknown provider, a missing
     model name or a missing API key. `tool_calls` is how an OpenAI-compatible model calls
-    tools; `options` go to the provider (retry, breaker, clock...).
+    tools and `temperature` its sampling temperature (the server's default when None);
+    `options` go to the provider (retry, breaker, clock...).
     """
     provider, model = split_spec(spec)
     if provider == "offline":
@@ -141,8 +143,8 @@ def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0
                 f"{provider}:{model} needs OPENAI_API_KEY (or OPENAI_BASE_URL for a "
                 "compatible server)")
         return OpenAIProvider(model, api_key=key, base_url=base_url, timeout=timeout,
-                              tool_calls=tool_calls, **options)
+                              tool_calls=tool_calls, temperature=temperature, **options)
     from swetui.providers.ollama import OllamaProvider  # noqa: PLC0415 (see the top)
 
     return OllamaProvider(model, host=_setting(env, "OLLAMA_HOST"), timeout=timeout,
-                          tool_calls=tool_calls, **options)
+                          tool_calls=tool_calls, temperature=temperature, **options)

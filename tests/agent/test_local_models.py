@@ -118,6 +118,24 @@ async def test_the_per_model_setting_chooses_how_tools_are_called(llama, calc):
     assert native["tools"] and "<tool_call>" not in native["messages"][0]["content"]
 
 
+async def test_the_per_model_temperature_is_sent(llama, calc):
+    config = user_config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[models."openai:qwen"]\ntemperature = 0\n')
+    env = {"OPENAI_BASE_URL": f"{llama.url}/v1"}
+    llama.script(said("Hello."), said("Hello."))
+    session = AgentSession.open(LaunchOptions(path=calc, model="openai:qwen"), env=env)
+    other = AgentSession.open(LaunchOptions(path=calc, model="openai:other"), env=env)
+    try:
+        await session.send("hi")
+        await other.send("hi")
+    finally:
+        await session.aclose()
+        await other.aclose()
+    cold, default = (request.json for request in llama.requests)
+    assert cold["temperature"] == 0 and "temperature" not in default
+
+
 def test_a_bad_tool_calls_value_names_the_file_and_field(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text('[models."openai:qwen"]\ntool_calls = "sometimes"\n')
