@@ -27,10 +27,10 @@ from swetui.providers.text_call_stream import with_text_calls
 from swetui.providers.text_calls import (
     ToolCallMode,
     answer_schema,
-    json_tools_prompt,
     render_call,
     render_json_call,
-    text_tools_prompt,
+    tool_list,
+    tool_rules,
 )
 from swetui.providers.think_tags import ThinkTags
 from swetui.providers.toolcalls import decode_tool_arguments
@@ -50,12 +50,13 @@ def openai_messages(request: ChatRequest, *, text_tools: bool = False,
     `text_tools` the tools are taught in the system message and earlier calls and results
     are written as text, for servers that know no tool calls; `json_answers` teaches (and
     writes earlier calls in) `json` mode's form instead of `<tool_call>` tags. Without
-    `teach` the request's own system text teaches the tools (a session's context item)."""
+    `teach` the request's own system text holds the rules (a session's context item) and
+    only the list of tools is added, as the wire form of the request's tools."""
     wire: list[dict[str, Any]] = []
     system = request.system
-    if text_tools and request.tools and teach:
-        taught = json_tools_prompt if json_answers else text_tools_prompt
-        system = f"{system}\n\n{taught(request.tools)}".strip()
+    if text_tools and request.tools:
+        parts = [system, tool_rules(json_answers) if teach else "", tool_list(request.tools)]
+        system = "\n\n".join(part for part in parts if part)
     if system:
         wire.append({"role": "system", "content": system})
     for message in request.messages:

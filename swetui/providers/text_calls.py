@@ -271,42 +271,44 @@ def json_answer_text(text: str) -> str | None:
     return reply if isinstance(reply, str) else None
 
 
-def json_tools_prompt(tools: Sequence[ToolSchema]) -> str:
-    """The system-prompt section of `json` mode, where every answer is one JSON object."""
-    lines = [
-        "# Tools",
-        "Every answer you give is one JSON object. You act only through tools: a reply "
-        "changes no file and runs nothing, so to change a file call edit_file or write_file. "
-        "To call a tool, answer with:",
-        render_json_call("TOOL_NAME", {"ARGUMENT": "VALUE"}),
-        "The result comes back in a <tool_response> message; then call the next tool or "
-        "reply. Only when the task is done, or you need nothing more, reply to the user with:",
-        json.dumps({ANSWER_FIELD: "your reply"}),
-        "",
-        "Available tools (JSON schema of the arguments):",
-    ]
-    lines.extend(_tool_lines(tools))
+def tool_rules(json_answers: bool = False) -> str:
+    """How to call tools in text (`<tool_call>` tags), or in `json` mode's answers: the
+    part of the teaching prompt that does not depend on the tools."""
+    if json_answers:
+        lines = [
+            "# Tools",
+            "Every answer you give is one JSON object. You act only through tools: a reply "
+            "changes no file and runs nothing, so to change a file call edit_file or "
+            "write_file. To call a tool, answer with:",
+            render_json_call("TOOL_NAME", {"ARGUMENT": "VALUE"}),
+            "The result comes back in a <tool_response> message; then call the next tool or "
+            "reply. Only when the task is done, or you need nothing more, reply to the user "
+            "with:",
+            json.dumps({ANSWER_FIELD: "your reply"}),
+        ]
+    else:
+        lines = [
+            "# Tools",
+            "You can call tools. To call one, answer with only this, and nothing after it:",
+            render_call("TOOL_NAME", {"ARGUMENT": "VALUE"}),
+            "Use several <tool_call> blocks to make several calls. The result comes back in "
+            "a <tool_response> message. Do not describe a call instead of making it. When you "
+            "need no tool, answer in plain text.",
+        ]
     return "\n".join(lines)
 
 
-def _tool_lines(tools: Sequence[ToolSchema]) -> list[str]:
-    return [f"- {tool.name}: {tool.description}\n  arguments: "
-            f"{json.dumps(tool.parameters, ensure_ascii=False, sort_keys=True)}"
-            for tool in tools]
-
-
-def text_tools_prompt(tools: Sequence[ToolSchema]) -> str:
-    """The system-prompt section that teaches a model with no native tool calling to call
-    tools in text."""
-    lines = [
-        "# Tools",
-        "You can call tools. To call one, answer with only this, and nothing after it:",
-        render_call("TOOL_NAME", {"ARGUMENT": "VALUE"}),
-        "Use several <tool_call> blocks to make several calls. The result comes back in a "
-        "<tool_response> message. Do not describe a call instead of making it. When you need "
-        "no tool, answer in plain text.",
-        "",
-        "Available tools (JSON schema of the arguments):",
-    ]
-    lines.extend(_tool_lines(tools))
+def tool_list(tools: Sequence[ToolSchema]) -> str:
+    """The offered tools written out for a model that gets no native `tools` (the wire form
+    of the request's tools in `text` and `json` mode)."""
+    lines = ["Available tools (JSON schema of the arguments):"]
+    lines.extend(f"- {tool.name}: {tool.description}\n  arguments: "
+                 f"{json.dumps(tool.parameters, ensure_ascii=False, sort_keys=True)}"
+                 for tool in tools)
     return "\n".join(lines)
+
+
+def text_tools_prompt(tools: Sequence[ToolSchema], json_answers: bool = False) -> str:
+    """The whole system-prompt section that teaches a model with no native tool calling to
+    call tools: the rules and the tools."""
+    return f"{tool_rules(json_answers)}\n\n{tool_list(tools)}"

@@ -1,5 +1,6 @@
-"""The prompt that teaches text-mode tool calls is a context item: the inspector and the
-request view show it, its tokens count, and what the server receives is exactly that."""
+"""The rules that teach text-mode tool calls are a context item: the inspector and the
+request view show them, their tokens count, and the server receives exactly the request's
+system text and its tools (written out, as the wire form of `tools`), nothing else."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from swetui.agent.tool_format import TOOL_FORMAT_ID
 from swetui.engine.items import Layer
-from swetui.messages import ToolSchema
+from swetui.providers.text_calls import tool_list
 from tests.agent.test_local_models import llama, open_session, said  # noqa: F401
 
 __all__ = ["llama"]
@@ -39,8 +40,9 @@ async def test_the_teaching_prompt_is_an_item_and_is_sent_exactly_once(llama, re
         await session.aclose()
     assert finished.answer == "Hello."
     system = llama.requests[0].json["messages"][0]["content"]
-    assert system == assembled.request.system  # nothing added that was not shown
-    assert system.count("Available tools") == 1
+    # Nothing added that was not shown: the system text, then the request's tools.
+    assert system == f"{assembled.request.system}\n\n{tool_list(assembled.request.tools)}"
+    assert system.count("# Tools") == 1 and system.count("Available tools") == 1
 
 
 async def test_native_and_auto_modes_have_no_such_item(llama, repo):  # noqa: F811
@@ -52,18 +54,19 @@ async def test_native_and_auto_modes_have_no_such_item(llama, repo):  # noqa: F8
             await session.aclose()
 
 
-async def test_the_item_follows_the_offered_tools(llama, repo):  # noqa: F811
+async def test_the_tools_are_counted_once_and_follow_what_is_offered(llama, repo):  # noqa: F811
     session = open_session(repo, llama, tool_calls="text")
     try:
+        rules = session.engine.get(TOOL_FORMAT_ID)
+        assert "read_file" not in rules.content  # the tools are their own items, not here
         session.engine.drop("tool:bash")
         llama.script(said("Hello."))
         await session.send("hi")
-        content = session.engine.get(TOOL_FORMAT_ID).content
-        assert "- bash:" not in content and "- read_file:" in content
-        assert [ToolSchema.model_validate(t["function"]).name
-                for t in llama.requests[0].json.get("tools", [])] == []
     finally:
         await session.aclose()
+    system = llama.requests[0].json["messages"][0]["content"]
+    assert "- bash:" not in system and "- read_file:" in system
+    assert "tools" not in llama.requests[0].json
 
 
 async def test_switching_to_a_native_model_removes_it(llama, repo):  # noqa: F811
