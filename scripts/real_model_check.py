@@ -142,7 +142,8 @@ def workspace(base: Path, tool_calls: str) -> tuple[Path, dict[str, str]]:
     config = base / "config" / "swetui"
     config.mkdir(parents=True)
     (config / "config.toml").write_text(
-        f"context_limit = {WINDOW}\n\n[models.\"openai:{ALIAS}\"]\ntool_calls = \"{tool_calls}\"\n")
+        f"context_limit = {WINDOW}\n\n[models.\"openai:{ALIAS}\"]\ntool_calls = \"{tool_calls}\"\n"
+        "temperature = 0\n")
     env = {key: value for key, value in os.environ.items()
            if not key.endswith("_API_KEY") and "proxy" not in key.lower()}
     env.update(XDG_CONFIG_HOME=str(base / "config"), XDG_STATE_HOME=str(base / "state"),
