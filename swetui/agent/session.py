@@ -26,6 +26,7 @@ from swetui.agent.limits import SessionLimits
 from swetui.agent.local_model import LocalModelSetup, too_small
 from swetui.agent.mcp.servers import McpServers
 from swetui.agent.mcp.status import ServerStatus
+from swetui.agent.model_provider import provider_for
 from swetui.agent.notes import SessionNotes
 from swetui.agent.plan import Plan
 from swetui.agent.repository_map import RepositoryMap
@@ -41,7 +42,7 @@ from swetui.agent.turn import TurnLoop
 from swetui.agent.turn_events import TurnEvent, TurnFinished
 from swetui.agent.unfinished import close_unfinished
 from swetui.agent.usage_log import session_usage
-from swetui.config import ApprovalRule, ConfigError, Mode, model_settings
+from swetui.config import ApprovalRule, ConfigError, Mode
 from swetui.engine.bus import EventBus
 from swetui.engine.compaction import CompactionPlan, recall
 from swetui.engine.events import CompactionFinished
@@ -54,13 +55,7 @@ from swetui.engine.workspace import Workspace, open_workspace
 from swetui.files import atomic_write
 from swetui.options import LaunchOptions, settings_for
 from swetui.providers.base import Provider
-from swetui.providers.registry import (
-    create_provider,
-    local_server_of,
-    model_server,
-    resolve_model,
-    split_spec,
-)
+from swetui.providers.registry import local_server_of, model_server, resolve_model, split_spec
 from swetui.secrets import STORE
 from swetui.trust_review import workspace_notices
 
@@ -130,10 +125,7 @@ class AgentSession:
                        redact=names)
         model = resolve_model(options.model, env, settings.model)
         if provider is None:
-            chosen = model_settings(settings, model)
-            provider = create_provider(model, env, timeout=settings.request_timeout,
-                                       tool_calls=chosen.tool_calls,
-                                       temperature=chosen.temperature)
+            provider = provider_for(model, env, settings)
         workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
                                    resume=options.resume, continue_last=options.continue_last)
         workspace.notices.extend(workspace_notices(root))
@@ -303,9 +295,7 @@ class AgentSession:
 
     def set_model(self, spec: str) -> None:
         """Switch model (e.g. `offline`, `openai:gpt-4o`); raises ProviderConfigError."""
-        chosen = model_settings(self.settings, spec)
-        provider = create_provider(spec, self.env, timeout=self.settings.request_timeout,
-                                   tool_calls=chosen.tool_calls, temperature=chosen.temperature)
+        provider = provider_for(spec, self.env, self.settings)
         old, self.provider = self.provider, provider
         self.model = self.engine.model = spec
         self.local = LocalModelSetup(self.engine, self.settings, local_server_of(provider),
