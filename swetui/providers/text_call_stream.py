@@ -9,6 +9,7 @@ held text is shown after all. So the raw call never reaches the transcript.
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
@@ -138,8 +139,11 @@ class TextCallFilter:
             index = first_index + offset
             call_id = f"call_{uuid.uuid4().hex[:12]}"
             events.append(ToolCallStart(index=index, id=call_id, name=call.name))
+            # The arguments as written count as the model's output (its token estimate).
             events.append(ToolCallEnd(index=index, id=call_id, name=call.name,
-                                      arguments=call.arguments))
+                                      arguments=call.arguments,
+                                      raw_arguments=json.dumps(call.arguments,
+                                                               ensure_ascii=False)))
         return events
 
     def _quotes(self, calls: Sequence[TextCall]) -> bool:

@@ -53,6 +53,9 @@ async def test_a_call_becomes_a_tool_call_and_is_not_shown(server, openai):
     assert [(e.name, e.arguments) for e in events if isinstance(e, ToolCallEnd)] == \
         [("edit_file", EDIT)]
     assert text_of(events) == "" and events[-1] == Done(stop_reason="tool_calls")
+    # What the model wrote still counts as its output when the server reports no usage.
+    end = next(e for e in events if isinstance(e, ToolCallEnd))
+    assert json.loads(end.raw_arguments) == EDIT
 
 
 async def test_a_reply_is_shown_as_its_words_not_as_json(server, openai):
