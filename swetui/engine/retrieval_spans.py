@@ -9,7 +9,19 @@ from pathlib import Path
 
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import Span, definition_lines, render
-from swetui.engine.symbols.lookup import Hit, described, named, raising, resolve
+from swetui.engine.symbols.lookup import (
+    Hit,
+    described,
+    named,
+    raising,
+    resolve,
+)
+from swetui.engine.symbols.neighbours import (
+    PASTED_ERROR,
+    callees,
+    exception_class,
+    raise_sites,
+)
 from swetui.engine.symbols.symbol_map import SymbolIndex
 
 MAX_SPAN_FILE_BYTES = 2_000_000
@@ -17,9 +29,32 @@ LINE_CONTEXT = 3
 """Lines shown either side of a hit no definition encloses."""
 
 
-def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = ()) -> list[Hit]:
-    """What the request needs from the map, strongest first."""
+def _raising(index: SymbolIndex, text: str) -> tuple[list[Hit], list[str]]:
+    """The code behind a quoted error message. A message built in an exception class (the
+    wrapper every raise of it shares, `Invalid value for …`) yields to a literal of the same
+    message outside one (the raise that says which); one built only there brings where the
+    class is raised, when the request pastes the error as a program prints it."""
     hits, fragments = raising(index, text)
+    classes = [exception_class(index, hit.path, hit.definition) for hit in hits]
+    outside = [hit for hit, cls in zip(hits, classes, strict=True) if cls is None]
+    if outside:
+        return outside, fragments
+    if hits and PASTED_ERROR.search(text):
+        for hit, cls in zip(list(hits), classes, strict=True):
+            if cls is not None:
+                hits += raise_sites(index, hit.path, cls, text)
+    return hits, fragments
+
+
+def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = ()) -> list[Hit]:
+    """What the request needs from the map, strongest first, then what those use that the
+    request is about."""
+    hits = _direct_hits(index, text, near)
+    return hits + callees(index, hits, text)
+
+
+def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str]) -> list[Hit]:
+    hits, fragments = _raising(index, text)
     if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
         text = "\n".join(line for line in text.splitlines()
                          if not any(f in " ".join(line.lower().split()) for f in fragments))
@@ -28,7 +63,8 @@ def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = ()) -> list[H
         for rel, definition in resolve(index, parts):
             hits.append(Hit(rel, definition, definition.start, 100.0,
                             f"{definition.qualname}, named in the request"
-                            if definition.qualname != dotted else "named in the request"))
+                            if definition.qualname != dotted else "named in the request",
+                            how="named"))
     if not hits:
         hits += described(index, text, near=near)
     return hits

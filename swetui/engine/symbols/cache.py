@@ -15,7 +15,7 @@ from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 """Bumped when what is stored changes; an older file is ignored and rebuilt."""
 
 Stamp = tuple[int, int]
@@ -23,7 +23,8 @@ Stamp = tuple[int, int]
 
 
 def _definition(d: Definition) -> list[Any]:
-    return [d.name, d.qualname, d.kind, d.start, d.end, sorted(d.doc), sorted(d.body)]
+    return [d.name, d.qualname, d.kind, d.start, d.end, sorted(d.doc), sorted(d.body),
+            sorted(d.refs), d.bases]
 
 
 def _file(symbols: FileSymbols, stamp: Stamp) -> dict[str, Any]:
@@ -59,8 +60,10 @@ def load(path: Path) -> dict[str, tuple[FileSymbols, Stamp]]:
             symbols = FileSymbols(
                 path=rel, language=entry["language"], lines=entry["lines"],
                 definitions=[Definition(name=n, qualname=q, kind=k, start=s, end=e,
-                                        doc=set(doc), body=set(body))
-                             for n, q, k, s, e, doc, body in entry["definitions"]],
+                                        doc=set(doc), body=set(body), refs=set(refs),
+                                        bases=list(bases))
+                             for n, q, k, s, e, doc, body, refs, bases
+                             in entry["definitions"]],
                 references=dict(entry["references"]),
                 literals=[(line, list(parts)) for line, parts in entry["literals"]])
             size, mtime = entry["stamp"]

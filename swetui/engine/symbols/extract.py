@@ -35,6 +35,10 @@ FRAGMENT_NODES = frozenset({
     "string_content", "string_fragment", "interpreted_string_literal_content",
     "escape_sequence", "raw_string_literal_content",
 })
+CALL_NODES = frozenset({"call", "call_expression", "method_invocation",
+                        "invocation_expression", "method_call", "function_call",
+                        "new_expression", "object_creation_expression"})
+RAISE_NODES = frozenset({"raise_statement", "throw_statement"})
 COMMENT_NODES = frozenset({"comment", "line_comment", "block_comment", "doc_comment"})
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcu%]|\\[nt]")
 MAX_LITERAL = 300
@@ -57,6 +61,11 @@ class Definition:
     """Stems of its docstring, comments and string literals."""
     body: set[str] = field(default_factory=set)
     """Stems of the identifiers it uses."""
+    refs: set[str] = field(default_factory=set)
+    """The names it calls (`LineDecoder()`, `ctx.find_object()`, `raise NoSuchOption()`),
+    so a span can bring the definitions it depends on."""
+    bases: list[str] = field(default_factory=list)
+    """A class's base classes, by their last name part (`mod.Base` → `Base`)."""
 
 
 @dataclass(slots=True)
@@ -90,6 +99,42 @@ def _name_node(node: Node) -> Node | None:
             return declarator
         declarator = declarator.child_by_field_name("declarator")
     return found if found is not None and _is_name(found) else None
+
+
+def _called(node: Node) -> str | None:
+    """The name a call calls: `f(…)` → f, `ctx.find_object(…)` → find_object."""
+    target = next((found for name in ("function", "name", "method", "constructor", "type")
+                   if (found := node.child_by_field_name(name)) is not None), None)
+    if target is None and node.type in RAISE_NODES:  # `raise NoSuchOption`
+        target = node.named_children[0] if node.named_children else None
+    if target is None or target.type in CALL_NODES:
+        return None
+    if _is_name(target):
+        return _text(target)
+    names = [leaf for leaf in _leaves(target) if _is_name(leaf)]
+    return _text(names[-1]) if names else None
+
+
+def _bases(node: Node) -> list[str]:
+    """Names of a class's bases, from the grammar's `superclasses` / `superclass` field."""
+    found: list[str] = []
+    for field_name in ("superclasses", "superclass"):
+        listed = node.child_by_field_name(field_name)
+        if listed is None:
+            continue
+        for child in listed.named_children or [listed]:
+            if child.type == "keyword_argument":
+                continue  # metaclass=…
+            names = [_text(n) for n in _leaves(child) if _is_name(n)]
+            if names:
+                found.append(names[-1])
+    return found
+
+
+def _leaves(node: Node) -> list[Node]:
+    if node.child_count == 0:
+        return [node]
+    return [leaf for child in node.children for leaf in _leaves(child)]
 
 
 def _constant(node: Node, depth: int, language: str) -> Node | None:
@@ -155,6 +200,8 @@ class _Walker:
                            start=node.start_point[0] + 1, end=node.end_point[0] + 1,
                            doc=self.pending_doc | stems_of_identifier(name))
         self.pending_doc = set()
+        if kind == "class":
+            found.bases = _bases(node)
         self.symbols.definitions.append(found)
         return found
 
@@ -196,6 +243,11 @@ class _Walker:
             else:
                 self.pending_doc.update(stems)
             return
+        if kind in CALL_NODES | RAISE_NODES and inner is not None \
+                and len(inner.refs) < MAX_WORDS:
+            called = _called(node)
+            if called:
+                inner.refs.add(called)
         if node.child_count == 0:
             if _is_name(node) and node != skip:
                 name = _text(node)

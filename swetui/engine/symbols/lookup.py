@@ -14,16 +14,28 @@ from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import STOP_WORDS, prose_stems, stems_of_identifier
 
-_NAME = re.compile(r"`([^`\n]{2,80})`|(?<![\w./-])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(\(\))?")
+_NAME = re.compile(r"`([^`\n]{2,80})`|(?<![\w./-])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(\(\))?"
+                   r"(?![\w-])")
+"""A name, in backticks or not; words joined by hyphens (`Content-Type`, `X-Request-Id`, as
+in headers and prose) are none."""
 TESTS = re.compile(r"\btests?\b|\btesting\b|\bspec\b", re.IGNORECASE)
 MAX_PER_NAME = 3
 MAX_BEHAVIOUR = 2
 BEHAVIOUR_SHARE = 0.6
 """Described behaviour: definitions scoring at least this share of the best one are kept."""
+NOVELTY = 0.15
+"""A described hit in a file no earlier hit is in must say words of the request the earlier
+hits did not, worth this share of the request's weight (another file is another block)."""
 MIN_LITERAL_CHARS = 12
 MIN_LITERAL_SHARE = 0.5
 LITERAL_SHARE = 0.6
 """A second literal is kept when it matches at least this share of the best one's score."""
+QUOTED_MESSAGE = "raises the quoted message"
+EXACT_NAME = 3.0
+"""Extra weight of a definition whose whole name is a word of the request (`echo`)."""
+_BARE_WORD = re.compile(r"(?:\b(a|an|the|each|every|this|that|these|those|my|your|its|their|our"
+                        r"|any|some|no)\s+)?\b([A-Za-z_]\w*)", re.IGNORECASE)
+"""A word of the request and the determiner before it, if any (`each request` is prose)."""
 _QUOTED = re.compile(r'"([^"\n]{2,120})"|`([^`\n]{2,120})`|(?<!\w)\'([^\'\n]{2,120})\'(?!\w)')
 
 
@@ -39,6 +51,9 @@ class Hit:
     alike: tuple[str, ...] = ()
     """Definitions of the same name scoring the same (a sync and an async twin): named in
     the block, not shown."""
+    how: str = "described"
+    """How it was found: `named`, `message` (raises a quoted message), `described`,
+    `used` (a hit uses it) or `raises` (raises the exception class of a message)."""
 
 
 def file_weight(rel: str) -> float:
@@ -56,7 +71,7 @@ def file_weight(rel: str) -> float:
 
 
 def _looks_like_name(token: str, start: int, text: str, backticked: bool) -> bool:
-    if backticked or "." in token or token.endswith("()"):
+    if backticked or "." in token:
         return True
     core = token.strip("_")
     if "_" in core or token.startswith("_"):
@@ -77,7 +92,8 @@ def named(text: str) -> list[list[str]]:
         token = (match.group(1) or match.group(2) or "").strip().removesuffix("()")
         if not token or not re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", token):
             continue
-        if not _looks_like_name(token, match.start(), text, backticked):
+        called = match.group(3) is not None  # `confirm()`
+        if not called and not _looks_like_name(token, match.start(), text, backticked):
             continue
         parts = token.split(".")
         if parts not in found:
@@ -107,6 +123,11 @@ def resolve(index: SymbolIndex, parts: list[str]) -> list[tuple[str, Definition]
                 candidates = narrowed
             elif size > 1:
                 continue
+        if len(parts) == 1 and name[:1].isupper() and name[1:].islower():
+            # A capitalised word (`Content`, `Path`) is as likely prose as a name: only a
+            # top-level definition of the source counts, not a class inside a test.
+            candidates = [(rel, d) for rel, d in candidates
+                          if "." not in d.qualname and file_weight(rel) == 1.0]
         if candidates:
             ordered = sorted(candidates, key=lambda c: (-_rank_key(index, c[0]), c[0],
                                                         c[1].start))
@@ -160,13 +181,16 @@ def raising(index: SymbolIndex, text: str, limit: int = 2) -> tuple[list[Hit], l
         definition = _enclosing(index.by_file[rel], line)
         if any(h.path == rel and h.definition == definition for h in hits):
             continue
-        hits.append(Hit(rel, definition, line, score, "raises the quoted message"))
+        hits.append(Hit(rel, definition, line, score, QUOTED_MESSAGE, how="message"))
         fragments += matched
     return hits, fragments
 
 
-def _behaviour_score(index: SymbolIndex, definition: Definition, stems: list[str],
-                     idf: dict[str, float]) -> tuple[float, int]:
+def behaviour_score(definition: Definition, stems: list[str], idf: dict[str, float], *,
+                    body: bool = True) -> tuple[float, int]:
+    """How well a definition's words match the request's stems (its name counts most, then
+    its class's name, its docstring and comments, then the identifiers it uses unless
+    `body` is false), and how many of the stems it matched."""
     own = stems_of_identifier(definition.name)
     outer = stems_of_identifier(definition.qualname.rsplit(".", 1)[0]) \
         if "." in definition.qualname else set()
@@ -178,7 +202,7 @@ def _behaviour_score(index: SymbolIndex, definition: Definition, stems: list[str
             weight = 1.5
         elif stem in definition.doc:
             weight = 1.2
-        elif stem in definition.body:
+        elif body and stem in definition.body:
             weight = 0.6
         else:
             continue
@@ -196,6 +220,8 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
     if not stems:
         return []
     idf = {stem: index.idf(stem) for stem in stems}
+    words = {m.group(2) for m in _BARE_WORD.finditer(text) if m.group(1) is None}
+    rarest = max(idf.values())
     near_set = set(near)
     near_dirs = {rel.rsplit("/", 1)[0] for rel in near_set if "/" in rel}
     scored: list[tuple[float, str, Definition]] = []
@@ -208,7 +234,9 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
         elif rel.rsplit("/", 1)[0] in near_dirs:
             weight *= 1.1
         for definition in symbols.definitions:
-            score, matched = _behaviour_score(index, definition, stems, idf)
+            score, matched = behaviour_score(definition, stems, idf)
+            if definition.name in words and "." not in definition.qualname:  # `echo`
+                score += EXACT_NAME * rarest
             if not matched:
                 continue
             coverage = matched / len(stems)
@@ -223,6 +251,7 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
     scored.sort(key=lambda s: (-s[0], s[1], s[2].start))
     best = scored[0][0]
     hits: list[Hit] = []
+    covered: set[str] = set()
     for score, rel, definition in scored:
         if score < BEHAVIOUR_SHARE * best or len(hits) >= limit:
             break
@@ -236,10 +265,21 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
             first = hits[twin]
             hits[twin] = Hit(first.path, first.definition, first.line, first.score,
                              first.reason, (*first.alike, f"{definition.qualname} "
-                                            f"({rel}:{definition.start})"))
+                                            f"({rel}:{definition.start})"), first.how)
             continue
+        said = _said(definition, stems)
+        if hits and all(h.path != rel for h in hits) and \
+                sum(idf[s] for s in said - covered) < NOVELTY * sum(idf.values()):
+            continue  # another file, and nothing the request asks that the first did not say
+        covered |= said
         hits.append(Hit(rel, definition, definition.start, score, "matches the description"))
     return hits
+
+
+def _said(definition: Definition, stems: list[str]) -> set[str]:
+    """The request's stems a definition says in its name, its class's name or its docs."""
+    words = stems_of_identifier(definition.qualname) | definition.doc
+    return {stem for stem in stems if stem in words}
 
 
 def _nested(a: Definition, b: Definition) -> bool:

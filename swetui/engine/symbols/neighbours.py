@@ -1,0 +1,130 @@
+"""What a hit needs beside itself: the definitions it uses that the request is about
+(`iter_lines` → `LineDecoder`, `make_pass_decorator` → `Context.find_object`), and where an
+exception class whose message was pasted is raised (`NoSuchOption` → the parser's
+`_match_long_opt`)."""
+
+from __future__ import annotations
+
+import re
+
+from swetui.engine.symbols.extract import Definition
+from swetui.engine.symbols.lookup import Hit, behaviour_score, file_weight
+from swetui.engine.symbols.symbol_map import SymbolIndex
+from swetui.engine.symbols.words import prose_stems, stems_of_identifier
+
+EXCEPTION_ENDINGS = ("Error", "Exception", "Exit", "Abort", "Warning", "Interrupt")
+PASTED_ERROR = re.compile(r"^\s*(?:[\w.]*(?:Error|Exception|Exit|Warning)|error|Error|ERROR)"
+                          r"\s*:", re.MULTILINE)
+"""A request holding an error line as a program prints it (`Error: …`, `ValueError: …`)."""
+MAX_CALLEES = 2
+MAX_RAISE_SITES = 2
+MAX_DEFINERS = 3
+"""A name defined in more places than this (`get`, `__init__`) says nothing about which."""
+MIN_CALLEE_SHARE = 0.75
+"""A used definition is brought when its words match at least this share of the request's."""
+
+
+def is_exception(index: SymbolIndex, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a class of this name is an exception: its name says so, or a base is one."""
+    if name.endswith(EXCEPTION_ENDINGS):
+        return True
+    if name in seen or len(seen) > 8:
+        return False
+    return any(definition.kind == "class"
+               and any(is_exception(index, base, seen | {name}) for base in definition.bases)
+               for _rel, definition in index.by_name.get(name, []))
+
+
+def exception_class(index: SymbolIndex, rel: str, definition: Definition | None
+                    ) -> Definition | None:
+    """The exception class `definition` is (or is a member of), if any."""
+    if definition is None:
+        return None
+    parts = definition.qualname.split(".")
+    for size in range(len(parts), 0, -1):
+        qualname = ".".join(parts[:size])
+        for candidate in index.by_file[rel].definitions:
+            if candidate.qualname == qualname and candidate.kind == "class":
+                return candidate if is_exception(index, candidate.name) else None
+    return None
+
+
+def _inside(outer: Definition, inner: Definition) -> bool:
+    return outer.start <= inner.start and inner.end <= outer.end
+
+
+def raise_sites(index: SymbolIndex, rel: str, exception: Definition, text: str,
+                limit: int = MAX_RAISE_SITES) -> list[Hit]:
+    """Functions of the source that use `exception` (raise it, mostly), those whose words
+    match the request first."""
+    stems = prose_stems(text)
+    idf = {stem: index.idf(stem) for stem in stems}
+    scored: list[tuple[float, str, Definition]] = []
+    for where, symbols in index.by_file.items():
+        if file_weight(where) < 1.0:
+            continue
+        for definition in symbols.definitions:
+            if exception.name not in definition.refs or definition.kind == "class":
+                continue
+            if where == rel and _inside(exception, definition):
+                continue
+            score, _matched = behaviour_score(definition, stems, idf)
+            scored.append((score, where, definition))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2].start))
+    return [Hit(where, definition, definition.start, score, f"raises {exception.name}",
+                how="raises")
+            for score, where, definition in scored[:limit]]
+
+
+def _uses(index: SymbolIndex, rel: str, definition: Definition) -> set[str]:
+    """The names a definition uses, with those of the functions nested in it (shown with
+    it: a decorator factory's work is in its inner function)."""
+    names = set(definition.refs)
+    for inner in index.by_file[rel].definitions:
+        if inner is not definition and _inside(definition, inner) and inner.kind != "class":
+            names |= inner.refs
+    return names
+
+
+def callees(index: SymbolIndex, hits: list[Hit], text: str,
+            limit: int = MAX_CALLEES) -> list[Hit]:
+    """Definitions the hits use whose own words (name, docstring, comments) match what the
+    request asks beyond the hit's own name: what a reader of the hit would open next. A
+    named definition's are looked for in every source file; a described one (a guess
+    already) only in its own file. None for a pasted error: the raise is the answer."""
+    stems = [s for s in prose_stems(text) if index.document_frequency.get(s)]
+    if not stems:
+        return []
+    idf = {stem: index.idf(stem) for stem in stems}
+    shown = [(h.path, h.definition) for h in hits if h.definition is not None]
+    scored: dict[tuple[str, int], tuple[float, str, Definition, str]] = {}
+    for hit in hits:
+        used_by = hit.definition
+        if used_by is None or hit.how not in ("named", "described"):
+            continue
+        own = stems_of_identifier(used_by.name)
+        whole = sum(weight for stem, weight in idf.items() if stem not in own) or 1.0
+        for name in sorted(_uses(index, hit.path, used_by)):
+            definers = index.by_name.get(name, [])
+            if not definers or len(definers) > MAX_DEFINERS or name.startswith("__"):
+                continue
+            for rel, definition in definers:
+                if definition.kind == "constant" or name in used_by.bases or (
+                        definition.kind == "class" and is_exception(index, name)):
+                    continue  # type aliases, a base class, what it raises: no next step
+                if hit.how != "named" and rel != hit.path:
+                    continue
+                if file_weight(rel) < 1.0 or definition is used_by or any(
+                        rel == p and d is not None and (_inside(d, definition)
+                                                        or _inside(definition, d))
+                        for p, d in shown):
+                    continue
+                score, _matched = behaviour_score(definition, stems, idf, body=False)
+                if score / whole < MIN_CALLEE_SHARE:
+                    continue
+                key = (rel, definition.start)
+                if key not in scored or scored[key][0] < score:
+                    scored[key] = (score, rel, definition, used_by.qualname)
+    ordered = sorted(scored.values(), key=lambda s: (-s[0], s[1], s[2].start))
+    return [Hit(rel, definition, definition.start, score, f"used by {user}", how="used")
+            for score, rel, definition, user in ordered[:limit]]
