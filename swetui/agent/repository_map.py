@@ -17,6 +17,10 @@ from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 
 ITEM_ID = "repo-map"
 TITLE = "Repository map (ranked outline; pin it to send it)"
+SAVE_DELAY = 2.0
+"""Seconds between a change and writing the cache: a burst of changes makes one write (a
+10,000-file map takes a fraction of a second to write). A kill before it costs nothing:
+the next start re-reads the files whose size or time differ from the cache's."""
 
 
 class RepositoryMap:
@@ -29,24 +33,50 @@ class RepositoryMap:
         self.map = SymbolMap(root, cache_path=cache_path, exclude=exclude)
         self.requested = False
         """Whether the build was asked for (a turn waits for the map only then)."""
+        self.pending: set[str] = set()
+        """Paths the watcher reported while the build ran, applied when it ends."""
+        self._spawn: Callable[[Coroutine[Any, Any, Any]], object] | None = None
+        self._save_due = False
 
     def build(self, spawn: Callable[[Coroutine[Any, Any, Any]], object]) -> None:
         """Start building the map in the background with `spawn`."""
         if self.enabled and not self.requested:
             self.requested = True
+            self._spawn = spawn
             spawn(self._build())
 
     async def _build(self) -> None:
-        """Build the map (from the cache where files are unchanged) and show the outline."""
+        """Build the map (from the cache where files are unchanged), apply what changed
+        meanwhile, and show the outline."""
         await asyncio.to_thread(self.map.build)
+        await asyncio.to_thread(self.map.index)
+        if self.pending:
+            pending, self.pending = sorted(self.pending), set()
+            await self.changed(pending)
         await self._show()
 
     async def changed(self, rels: Iterable[str]) -> None:
-        """The watcher saw these workspace-relative paths change."""
-        if not self.enabled or not self.map.ready.is_set():
-            return  # the build that is running reads the disk as it is now
+        """The watcher saw these workspace-relative paths change: the map is searchable
+        with them as soon as they are parsed; the outline follows, the cache a little
+        later (one write for a burst of changes)."""
+        if not self.enabled or not self.requested:
+            return
+        if not self.map.ready.is_set():
+            self.pending.update(rels)  # the build may have read them before they changed
+            return
         if await asyncio.to_thread(self.map.update, list(rels)):
+            self._save_soon()
             await self._show()
+
+    def _save_soon(self) -> None:
+        if not self._save_due and self._spawn is not None:
+            self._save_due = True
+            self._spawn(self._save_later())
+
+    async def _save_later(self) -> None:
+        await asyncio.sleep(SAVE_DELAY)
+        self._save_due = False
+        await asyncio.to_thread(self.map.save)
 
     async def index(self, wait: float) -> SymbolIndex | None:
         """The map's look-up tables, waiting up to `wait` seconds for the first build; None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from pathlib import Path
 
 from swetui.agent import AgentSession
@@ -14,7 +15,7 @@ from swetui.engine.items import ItemKind, ItemState
 from swetui.engine.symbols.symbol_map import SymbolMap
 from swetui.options import LaunchOptions
 from tests.trusted import trust_workspace
-from tests.waiting import eventually, watching
+from tests.waiting import WAIT, eventually, watching
 
 from .scripted import ScriptedProvider, answer
 
@@ -127,3 +128,45 @@ def test_a_key_in_a_source_literal_never_reaches_the_map_on_disk(workspace, plan
     symbols.build()
     text = cache.read_text()
     assert key not in text and "demo app" in text
+
+
+async def test_a_change_made_while_the_map_builds_is_in_the_map_when_it_ends(workspace):
+    root = ledger_workspace(workspace)
+    (root / "src" / "zz_last.py").write_text("def last():\n    pass\n")
+    session = open_session(root)
+    symbols = session.repo_map.map
+    reached, go = threading.Event(), threading.Event()
+    excluded = symbols.exclude
+
+    def hold_at_the_last_file(rel: str) -> bool:
+        if rel == "src/zz_last.py":  # src/ledger.py (sorted first) is parsed already
+            reached.set()
+            go.wait(WAIT)
+        return excluded(rel) if excluded is not None else False
+
+    symbols.exclude = hold_at_the_last_file
+    session.start()
+    try:
+        await asyncio.to_thread(reached.wait, WAIT)
+        (root / "src" / "ledger.py").write_text(SOURCE + "\n\ndef reopen_account():\n    pass\n")
+        await session.repo_map.changed(["src/ledger.py"])  # what the watcher reports
+    finally:
+        go.set()
+    await eventually(lambda: "reopen_account" in symbols.index().by_name,
+                     "the change made during the build reached the map")
+    await session.aclose()
+
+
+async def test_the_cache_follows_the_watcher_with_one_write_per_burst(workspace):
+    root = ledger_workspace(workspace)
+    session = open_session(root)
+    session.start()
+    await eventually(lambda: session.repo_map.map.ready.is_set(), "the map was built")
+    cache = root / ".swetui" / "symbols" / "map.json"
+    for n in range(3):
+        (root / "src" / f"extra{n}.py").write_text(f"def extra_function_{n}():\n    pass\n")
+        await session.repo_map.changed([f"src/extra{n}.py"])
+        assert f"extra_function_{n}" in session.repo_map.map.index().by_name  # at once
+    await eventually(lambda: "extra_function_2" in cache.read_text(), "the cache was written")
+    assert all(f"extra_function_{n}" in cache.read_text() for n in range(3))
+    await session.aclose()

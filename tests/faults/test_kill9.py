@@ -20,12 +20,12 @@ import pytest
 from swetui.agent.session import AgentSession
 from swetui.engine.items import ItemKind
 from swetui.engine.store import load_session
+from swetui.engine.symbols.symbol_map import SymbolMap
 from swetui.options import LaunchOptions
 from tests.e2e.terminal import Terminal
 from tests.faults.test_headless_restored_approval import leave_pending
 from tests.providers.loopback import LoopbackServer
 from tests.providers.wire import Wire
-from tests.trusted import trust_workspace
 from tests.waiting import WAIT, eventually
 
 REPO = Path(__file__).resolve().parents[2]
@@ -148,12 +148,9 @@ async def test_kill_mid_write(workspace: Path, point: str, steps: str, applied: 
 
 
 def test_kill_while_retrieving_before_the_model_is_asked(workspace: Path) -> None:
-    # The symbol map's background build also opens app.py, at a moment of its own: with it
-    # off, the only open is the turn's retrieval, so the kill lands where this test says.
-    (workspace / ".swetui").mkdir(exist_ok=True)
-    with (workspace / ".swetui" / "config.toml").open("a") as config:
-        config.write("symbol_map = false\n")
-    trust_workspace(workspace)
+    # The symbol map is on, built from its cache (as on any later start): its build then
+    # parses nothing, so the only open of app.py is the turn's retrieval reading it.
+    SymbolMap(workspace, cache_path=workspace / ".swetui" / "symbols" / "map.json").build()
     killed = subprocess.run(
         [sys.executable, "-m", "tests.faults.kill_at", "open:app.py", "--", "run",
          'replace "hello" with "howdy" in src/app.py', "--yes", "--model", "offline"],
@@ -165,6 +162,27 @@ def test_kill_while_retrieving_before_the_model_is_asked(workspace: Path) -> Non
         'replace "hello" with "howdy" in src/app.py', "list files"]
     assert not [e for e in events if e["type"] == "approval_requested"]
     assert (workspace / "src" / "app.py").read_text() == OLD
+
+
+@pytest.mark.parametrize("step", ["open:app.py", "os.rename:.map.json."],
+                         ids=["parsing-a-file", "cache-written-not-renamed"])
+def test_kill_while_the_symbol_map_builds(workspace: Path, step: str) -> None:
+    # The request names no file: the first open of app.py is the map's build parsing it.
+    killed = subprocess.run(
+        [sys.executable, "-m", "tests.faults.kill_at", step, "--", "run",
+         "where is greet defined?", "--model", "offline"],
+        cwd=workspace, env=env(), capture_output=True, text=True, timeout=WAIT)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    symbols = workspace / ".swetui" / "symbols"
+    again = subprocess.run([sys.executable, "-m", "swetui", "run", "where is greet defined?",
+                            "--model", "offline"], cwd=workspace, env=env(),
+                           capture_output=True, text=True, timeout=WAIT)
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert "src/app.py:1-2" in again.stdout + again.stderr  # the map found greet's span
+    assert [p.name for p in symbols.iterdir()] == ["map.json"]  # no torn write left over
+    restarted = SymbolMap(workspace, cache_path=symbols / "map.json")
+    restarted.build()
+    assert "greet" in restarted.index().by_name
 
 
 # -- an approval pending -------------------------------------------------------------------

@@ -43,6 +43,20 @@ def save(path: Path, files: dict[str, tuple[FileSymbols, Stamp]]) -> None:
                   durable=False)
 
 
+def remove_leftovers(path: Path) -> None:
+    """Remove the temp files of writes a kill interrupted (`.map.json.<random>.tmp`): the
+    map is written whole through one, and each kill during a write would leave one more."""
+    try:
+        leftovers = list(path.parent.glob(f".{path.name}.*.tmp"))
+    except OSError:
+        return
+    for leftover in leftovers:
+        try:
+            leftover.unlink()
+        except OSError as exc:
+            log.warning("could not remove %s: %s", leftover, exc)
+
+
 def load(path: Path) -> dict[str, tuple[FileSymbols, Stamp]]:
     """The stored map, or nothing when it is missing, of another format or unreadable."""
     try:

@@ -76,7 +76,10 @@ class SymbolMap:
         thread. `ready` is set when done, also after a failure (the map is then empty)."""
         started = time.perf_counter()
         try:
-            stored = cache.load(self.cache_path) if self.cache_path is not None else {}
+            stored: dict[str, tuple[FileSymbols, Stamp]] = {}
+            if self.cache_path is not None:
+                cache.remove_leftovers(self.cache_path)
+                stored = cache.load(self.cache_path)
             rels, cut = walk(self.root, self.ignore, self.max_files)
             if cut:
                 self.notes.append(f"the symbol map covers the first {self.max_files:,} files")
@@ -88,7 +91,7 @@ class SymbolMap:
             with self._lock:
                 self.files = files
                 self.generation += 1
-            self._save()
+            self.save()
         except Exception:  # a broken map must never break a session: retrieval greps instead
             log.exception("building the symbol map failed")
             self.notes.append("the symbol map could not be built")
@@ -98,25 +101,29 @@ class SymbolMap:
 
     def update(self, rels: Iterable[str]) -> list[str]:
         """Re-read changed, new or deleted files (workspace-relative); returns the paths
-        whose entry changed."""
-        changed: list[str] = []
+        whose entry changed. The look-up tables are patched for those files alone, so the
+        change is searchable at once; `save()` writes the cache (a whole-map write, so the
+        caller decides how often)."""
+        changes: list[tuple[str, FileSymbols | None, FileSymbols | None]] = []
         for rel in rels:
             if any(part in self.ignore for part in rel.split("/")[:-1]):
                 continue
             old = self.files.get(rel)
             parsed = self._parse(rel, old)
-            if parsed is old:
-                continue
+            if parsed is not old:
+                changes.append((rel, old[0] if old else None, parsed[0] if parsed else None))
+                with self._lock:
+                    if parsed is None:
+                        self.files.pop(rel, None)
+                    else:
+                        self.files[rel] = parsed
+        if changes:
             with self._lock:
-                if parsed is None:
-                    self.files.pop(rel, None)
-                else:
-                    self.files[rel] = parsed
+                current = self._index
                 self.generation += 1
-            changed.append(rel)
-        if changed:
-            self._save()
-        return changed
+                if current is not None and current[0] == self.generation - 1:
+                    self._index = (self.generation, patched(current[1], changes))
+        return [rel for rel, _old, _new in changes]
 
     def _parse(self, rel: str, known: tuple[FileSymbols, Stamp] | None,
                ) -> tuple[FileSymbols, Stamp] | None:
@@ -141,11 +148,14 @@ class SymbolMap:
             log.exception("could not parse %s", rel)
             return None
 
-    def _save(self) -> None:
+    def save(self) -> None:
+        """Write the map to its cache on disk (atomically: a kill leaves the old file)."""
         if self.cache_path is None:
             return
+        with self._lock:
+            files = dict(self.files)
         try:
-            cache.save(self.cache_path, dict(self.files))
+            cache.save(self.cache_path, files)
         except OSError as exc:
             log.warning("could not save the symbol map: %s", exc)
 
@@ -157,25 +167,79 @@ class SymbolMap:
             if self._index is not None and self._index[0] == self.generation:
                 return self._index[1]
             generation, files = self.generation, dict(self.files)
-        built = _build_index(files)
+        built = build_index(files)
         with self._lock:
             self._index = (generation, built)
         return built
 
 
-def _build_index(files: dict[str, tuple[FileSymbols, Stamp]]) -> SymbolIndex:
+def build_index(files: dict[str, tuple[FileSymbols, Stamp]]) -> SymbolIndex:
     index = SymbolIndex()
     for rel, (symbols, _stamp) in files.items():
         index.by_file[rel] = symbols
-        for definition in symbols.definitions:
-            index.by_name.setdefault(definition.name, []).append((rel, definition))
-            index.definitions += 1
-            for stem in definition.doc | definition.body:
-                index.document_frequency[stem] = index.document_frequency.get(stem, 0) + 1
-        for name, count in symbols.references.items():
-            index.referenced[name] = index.referenced.get(name, 0) + count
+        _add_file(index, rel, symbols, shared=False)
     index.file_rank = _rank_files(index)
     return index
+
+
+def patched(index: SymbolIndex,
+            changes: list[tuple[str, FileSymbols | None, FileSymbols | None]]) -> SymbolIndex:
+    """A new index: `index` with each changed file's old symbols taken out and its new ones
+    put in. The tables are copied, never changed in place, so a look-up running on the old
+    index is not disturbed. File ranks are kept (a new file ranks last) until the next full
+    index: one file moves a repository's ranking little."""
+    new = SymbolIndex(by_name=dict(index.by_name), by_file=dict(index.by_file),
+                      document_frequency=dict(index.document_frequency),
+                      definitions=index.definitions, file_rank=dict(index.file_rank),
+                      referenced=dict(index.referenced))
+    for rel, old, symbols in changes:
+        if old is not None:
+            new.by_file.pop(rel, None)
+            for definition in old.definitions:
+                kept = [entry for entry in new.by_name.get(definition.name, ())
+                        if entry[0] != rel]
+                if kept:
+                    new.by_name[definition.name] = kept
+                else:
+                    new.by_name.pop(definition.name, None)
+                new.definitions -= 1
+                for stem in definition.doc | definition.body:
+                    _count(new.document_frequency, stem, -1)
+            for name, count in old.references.items():
+                _count(new.referenced, name, -count)
+        if symbols is not None:
+            new.by_file[rel] = symbols
+            _add_file(new, rel, symbols, shared=True)
+            new.file_rank.setdefault(rel, min(new.file_rank.values(), default=0.0))
+        else:
+            new.file_rank.pop(rel, None)
+    return new
+
+
+def _count(table: dict[str, int], key: str, by: int) -> None:
+    value = table.get(key, 0) + by
+    if value > 0:
+        table[key] = value
+    else:
+        table.pop(key, None)
+
+
+def _add_file(index: SymbolIndex, rel: str, symbols: FileSymbols, *, shared: bool) -> None:
+    """Add one file's symbols; with `shared`, the name lists are replaced, not appended to
+    (an older index holds them)."""
+    for definition in symbols.definitions:
+        entries = index.by_name.get(definition.name)
+        if entries is None:
+            index.by_name[definition.name] = [(rel, definition)]
+        elif shared:
+            index.by_name[definition.name] = [*entries, (rel, definition)]
+        else:
+            entries.append((rel, definition))
+        index.definitions += 1
+        for stem in definition.doc | definition.body:
+            _count(index.document_frequency, stem, 1)
+    for name, count in symbols.references.items():
+        _count(index.referenced, name, count)
 
 
 def _rank_files(index: SymbolIndex, rounds: int = 20, damping: float = 0.85) -> dict[str, float]:
