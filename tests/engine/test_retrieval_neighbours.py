@@ -188,3 +188,31 @@ def test_a_bare_name_after_an_article_is_prose(project: Path) -> None:
         "def stream(url):\n    '''Open a URL.'''\n    return url\n")
     found = attached(project, "How does read_records split the stream into lines?")
     assert "pkg/api.py" not in found
+
+
+def test_a_module_qualified_name_is_the_modules_function_not_a_method(project: Path) -> None:
+    (project / "pkg" / "editing.py").write_text(textwrap.dedent('''\
+        def edit(text):
+            return Editor().edit(text)
+
+
+        class Editor:
+            def edit(self, text):
+                return self.run_editor(text)
+
+            def run_editor(self, text):
+                """Start the editor named by $EDITOR, else vi."""
+                return text
+
+            def unrelated(self):
+                return 1
+        '''))
+    symbols = SymbolMap(project)
+    symbols.build()
+    result = retrieve(project, "Which editor does pkg.edit start?", ContextEngine(), turn=1,
+                      symbols=symbols.index())
+    [span] = [item for item in result.items if item.source.path == "pkg/editing.py"]
+    header = span.content.splitlines()[0]
+    assert "edit, named in the request" in header and "Editor.edit, named" not in header
+    # What it uses, and one step further, when the request's words say so.
+    assert "def run_editor(self, text):" in span.content

@@ -116,9 +116,12 @@ def resolve(index: SymbolIndex, parts: list[str]) -> list[tuple[str, Definition]
             suffix = ".".join(qualifier[-1:] + [name])
             narrowed = [(rel, d) for rel, d in candidates
                         if d.qualname == suffix or d.qualname.endswith("." + suffix)]
-            if not narrowed:
+            if not narrowed:  # `click.edit`, `httpx.InvalidURL`: a module's name
                 narrowed = [(rel, d) for rel, d in candidates
                             if qualifier[-1] in rel.replace("/", ".").split(".")]
+                # a module's attribute is defined at its top level, not in a class
+                narrowed = [(rel, d) for rel, d in narrowed if "." not in d.qualname] \
+                    or narrowed
             if narrowed:
                 candidates = narrowed
             elif size > 1:

@@ -17,6 +17,8 @@ PASTED_ERROR = re.compile(r"^\s*(?:[\w.]*(?:Error|Exception|Exit|Warning)|error|
                           r"\s*:", re.MULTILINE)
 """A request holding an error line as a program prints it (`Error: …`, `ValueError: …`)."""
 MAX_CALLEES = 2
+SECOND_STEP = 1
+"""What the used definitions use in turn, in their own file: at most this many."""
 MAX_RAISE_SITES = 2
 MAX_DEFINERS = 3
 """A name defined in more places than this (`get`, `__init__`) says nothing about which."""
@@ -91,16 +93,25 @@ def callees(index: SymbolIndex, hits: list[Hit], text: str,
     """Definitions the hits use whose own words (name, docstring, comments) match what the
     request asks beyond the hit's own name: what a reader of the hit would open next. A
     named definition's are looked for in every source file; a described one (a guess
-    already) only in its own file. None for a pasted error: the raise is the answer."""
+    already) only in its own file. None for a pasted error: the raise is the answer. Then
+    one step further, in the same file: what those use (`edit` → `Editor.edit_file` →
+    `Editor.get_editor`)."""
     stems = [s for s in prose_stems(text) if index.document_frequency.get(s)]
     if not stems:
         return []
     idf = {stem: index.idf(stem) for stem in stems}
     shown = [(h.path, h.definition) for h in hits if h.definition is not None]
+    first = _used(index, hits, shown, stems, idf, limit)
+    shown += [(h.path, h.definition) for h in first]
+    return first + _used(index, first, shown, stems, idf, SECOND_STEP)
+
+
+def _used(index: SymbolIndex, hits: list[Hit], shown: list[tuple[str, Definition | None]],
+          stems: list[str], idf: dict[str, float], limit: int) -> list[Hit]:
     scored: dict[tuple[str, int], tuple[float, str, Definition, str]] = {}
     for hit in hits:
         used_by = hit.definition
-        if used_by is None or hit.how not in ("named", "described"):
+        if used_by is None or hit.how not in ("named", "described", "used"):
             continue
         own = stems_of_identifier(used_by.name)
         whole = sum(weight for stem, weight in idf.items() if stem not in own) or 1.0
