@@ -17,6 +17,7 @@ from typing import Any
 LABELS = Path(__file__).with_name("retrieval_labels.json")
 HELD_OUT = Path(__file__).with_name("retrieval_labels_heldout.json")
 HELD_OUT_2 = Path(__file__).with_name("retrieval_labels_heldout2.json")
+HELD_OUT_3 = Path(__file__).with_name("retrieval_labels_heldout3.json")
 
 
 def cache_dir() -> Path:
