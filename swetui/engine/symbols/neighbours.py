@@ -102,11 +102,11 @@ def callees(index: SymbolIndex, hits: list[Hit], text: str,
     idf = {stem: index.idf(stem) for stem in stems}
     shown = [(h.path, h.definition) for h in hits if h.definition is not None]
     first = _used(index, hits, shown, stems, idf, limit)
-    shown += [(h.path, h.definition) for h in first]
+    shown += [(h.path, h.definition) for h in first if h.definition is not None]
     return first + _used(index, first, shown, stems, idf, SECOND_STEP)
 
 
-def _used(index: SymbolIndex, hits: list[Hit], shown: list[tuple[str, Definition | None]],
+def _used(index: SymbolIndex, hits: list[Hit], shown: list[tuple[str, Definition]],
           stems: list[str], idf: dict[str, float], limit: int) -> list[Hit]:
     scored: dict[tuple[str, int], tuple[float, str, Definition, str]] = {}
     for hit in hits:
@@ -126,8 +126,7 @@ def _used(index: SymbolIndex, hits: list[Hit], shown: list[tuple[str, Definition
                 if hit.how != "named" and rel != hit.path:
                     continue
                 if file_weight(rel) < 1.0 or definition is used_by or any(
-                        rel == p and d is not None and (_inside(d, definition)
-                                                        or _inside(definition, d))
+                        rel == p and (_inside(d, definition) or _inside(definition, d))
                         for p, d in shown):
                     continue
                 score, _matched = behaviour_score(definition, stems, idf, body=False)
