@@ -79,7 +79,7 @@ class AgentSession:
         self.env = dict(env)
         self.queue = ApprovalQueue(self.bus)
         self.mcp = McpServers(self.root, self.settings, self.engine, environ=self.env,
-                              persist=workspace.store.persistent)
+                              persist=workspace.store.persistent, record=self.record)
         self.plan = Plan(self.engine, self.record)
         self.limits = SessionLimits(self.settings, self.engine, self.bus)
         self.toolbox = Toolbox(self.root, self.settings, self.queue, self.bus,
@@ -140,6 +140,7 @@ class AgentSession:
         sync_tool_format(session.engine, session.provider)
         session.local.remembered()
         session.plan.restore(workspace.replayed)
+        session.mcp.restore(workspace.replayed)
         session.limits.restore(workspace.replayed)
         session.approvals.restore(workspace.replayed, session.background.spawn,
                                   session.notices)

@@ -66,7 +66,7 @@ def test_user_config_wins_and_bad_entries_are_named(workspace: Path,
         "same": {"url": "http://127.0.0.1:9/mcp"},
         "bad__name": stdio_entry(),
         "needs": {"command": "x", "env": {"API_TOKEN": "${MISSING_TOKEN}"}},
-        "nothing": {}}}})
+        "nothing": {}, "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}}})
     mcp_json(workspace, {"same": stdio_entry(), "extra": {"url": "http://h/mcp",
                                                             "autoApprove": ["x"]}})
     trust_workspace(workspace)
@@ -78,6 +78,9 @@ def test_user_config_wins_and_bad_entries_are_named(workspace: Path,
     assert "'bad__name'" in messages
     assert "${MISSING_TOKEN} is not set" in messages
     assert "nothing: a stdio server needs a `command`" in messages
+    # The old SSE transport is refused with what to do instead.
+    assert 'legacy: uses the old SSE transport (type "sse")' in messages
+    assert 'set type "http"' in messages
 
 
 def test_a_malformed_mcp_json_is_reported(workspace: Path) -> None:

@@ -116,3 +116,14 @@ def test_swetui_context_json_has_per_server_totals(workspace: Path, isolated_con
     tools = [item for item in report["items"] if item["id"].startswith("tool:mcp__demo__")]
     assert server["name"] == "demo" and server["tools"] == len(tools) == 7
     assert server["sent_tokens"] == sum(item["tokens"] for item in tools)
+
+
+def test_the_sdk_is_imported_only_when_a_server_starts(workspace: Path) -> None:
+    """Importing the `mcp` SDK takes about half a second: the first frame must not pay it,
+    with or without servers configured (they start after it, in the background)."""
+    probe = ("import sys, swetui.cli, swetui.agent.session, swetui.ui.app, "
+             "swetui.commands.context; print(sorted(m for m in sys.modules if m == 'mcp' "
+             "or m.startswith('mcp.')))")
+    found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           check=True, cwd=workspace)
+    assert found.stdout.strip() == "[]", found.stdout

@@ -14,7 +14,7 @@ from swetui.engine.assembly import DEFERRED_TITLE
 from swetui.engine.items import ItemState
 from swetui.engine.tokens import MESSAGE_OVERHEAD
 from tests.agent.scripted import ScriptedProvider, answer, calls
-from tests.mcp.conftest import open_session, stdio_entry, write_user_config
+from tests.mcp.conftest import open_session, raw_entry, stdio_entry, write_user_config
 from tests.waiting import eventually
 
 
@@ -180,5 +180,43 @@ async def test_streamable_http_server(workspace: Path, isolated_config: Path,
         # The header's token is redacted wherever swetui shows or stores text.
         assert session.engine.redact("Bearer tok-PLANTED-http-1234567890") != \
             "Bearer tok-PLANTED-http-1234567890"
+    finally:
+        await session.aclose()
+
+
+async def test_tools_loaded_from_deferral_stay_loaded_in_a_continued_session(
+        workspace: Path, isolated_config: Path) -> None:
+    write_user_config(isolated_config, {
+        "context_limit": 20_000,
+        "mcp": {"defer_share": 0.10, "servers": {"raw": raw_entry("40")}}})
+    provider = ScriptedProvider(calls(("c1", TOOL_SEARCH, {"names": ["mcp__raw__echo"]})),
+                                answer("loaded"))
+    session = open_session(workspace, provider, mode="auto")
+    try:
+        session.start()
+        await session.send("load echo")
+        assert "mcp__raw__echo" in tool_names(provider)
+    finally:
+        await session.aclose()
+    provider = ScriptedProvider(answer("still here"))
+    session = open_session(workspace, provider, continue_last=True)
+    try:
+        session.start()
+        await session.send("is echo still loaded?")
+        # Loaded in full from the first request on; the others are still deferred.
+        assert "mcp__raw__echo" in tool_names(provider, 0)
+        assert TOOL_SEARCH in tool_names(provider, 0)
+        assert "mcp__raw__search_3" not in tool_names(provider, 0)
+        states = {t.name: t.state for t in session.mcp_servers()[0].tools}
+        assert states["mcp__raw__echo"] == "loaded" and states["mcp__raw__noisy"] == "deferred"
+    finally:
+        await session.aclose()
+    # A new session (not continued) starts from the deferral again.
+    provider = ScriptedProvider(answer("fresh"))
+    session = open_session(workspace, provider)
+    try:
+        session.start()
+        await session.send("new session")
+        assert "mcp__raw__echo" not in tool_names(provider, 0)
     finally:
         await session.aclose()

@@ -1,68 +1,52 @@
 """One MCP server, through the official `mcp` SDK: started in the background, its tools
-listed, calls made with a time limit, stopped or restarted on request.
+listed, calls made with a time limit, stopped or restarted on request — and watched, so its
+state follows the server: a stdio server whose process exits, even while idle, is `crashed`
+at once; an HTTP answer that breaks off or a malformed frame ends the call at once with a
+message, not at its timeout.
 
 A stdio server runs through the sandbox's exec helper, unconfined but tied to swetui's life
 (a parent-death signal kills it and whatever it started, however swetui ends), in its own
 process group, with only the environment the SDK passes (HOME, PATH, … and its own `env`).
 Its stderr goes to a redacted log. Every failure becomes a `ServerUnavailable` or
 `CallFailed` whose message is fit to show; nothing here raises into the session.
+
+The SDK itself is imported (in a worker thread) only when the first server starts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import os
-import shutil
+import importlib
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import httpx
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.exceptions import McpError
-from mcp.types import CONNECTION_CLOSED, CallToolResult, Tool
-
+from swetui.agent.mcp.errors import CallFailed, ConnectionLost, ServerUnavailable
+from swetui.agent.mcp.exchanges import ExchangeEnded
 from swetui.agent.mcp.servers_config import ServerConfig
 from swetui.agent.mcp.stderr_log import StderrLog
-from swetui.agent.sandbox import HELPER_SOURCE, INTERPRETER
+from swetui.agent.tools.base import ToolResult
 from swetui.secrets import redact
 
+if TYPE_CHECKING:
+    from mcp.types import Tool
+
+    from swetui.agent.mcp.client import Link
+    from swetui.agent.mcp.tap import Waiting
+
 State = Literal["starting", "ready", "failed", "crashed", "stopped", "disabled"]
-MAX_TOOL_PAGES = 50
+PING_LIMIT = 10.0
+"""Seconds a server may take to answer the ping that checks it is still there."""
+RESTART_HINT = "restart it with /mcp restart {name} (or ctrl+p → MCP: restart {name})"
+
+__all__ = ["CallFailed", "ServerConnection", "ServerUnavailable", "State"]
 
 
-class ServerUnavailable(Exception):
-    """The server is not running; the message says why and what to do."""
-
-
-class CallFailed(Exception):
-    """A call did not produce a result (timeout, crash, unreadable answer)."""
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real error inside anyio's exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _describe(exc: BaseException) -> str:
-    exc = _leaf(exc)
-    if isinstance(exc, McpError):
-        return exc.error.message
-    if isinstance(exc, httpx.ConnectError):
-        return f"cannot connect ({exc})"
-    if isinstance(exc, httpx.HTTPStatusError):
-        return f"HTTP {exc.response.status_code}"
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found ({exc.filename or exc})"
-    text = str(exc) or type(exc).__name__
-    return text if len(text) < 300 else text[:300] + "…"
+async def load_sdk() -> None:
+    """Import the SDK's side once, off the event loop (it takes about half a second)."""
+    await asyncio.to_thread(importlib.import_module, "swetui.agent.mcp.client")
 
 
 class ServerConnection:
@@ -77,14 +61,27 @@ class ServerConnection:
         self.state: State = "stopped" if config.enabled else "disabled"
         self.error: str | None = None
         self.tools: list[Tool] = []
-        self._session: ClientSession | None = None
+        self.malformed = 0
+        """Frames from the server that were not valid JSON-RPC, since it started."""
+        self.on_lost: Callable[[ServerConnection], None] | None = None
+        """Called when the connection finds on its own that the server is gone."""
+        self._link: Link | None = None
         self._runner: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
+        self._gone = asyncio.Event()
+        """Set when the server went away on its own: calls waiting on it end at once."""
+        self._check: asyncio.Task[None] | None = None
+        self._unanswered: dict[int | str, str | None] = {}
+        self._last_malformed: str | None = None
 
     @property
     def name(self) -> str:
         return self.config.name
+
+    @property
+    def restart_hint(self) -> str:
+        return RESTART_HINT.format(name=self.name)
 
     # -- starting and stopping -------------------------------------------------------------
 
@@ -92,8 +89,8 @@ class ServerConnection:
         """Start the server and list its tools; returns when it is ready or has failed
         (never raises: `state` and `error` say how it went)."""
         await self.stop()
-        self.state, self.error, self.tools = "starting", None, []
-        self._ready, self._stop = asyncio.Event(), asyncio.Event()
+        self.state, self.error, self.tools, self.malformed = "starting", None, [], 0
+        self._ready, self._stop, self._gone = asyncio.Event(), asyncio.Event(), asyncio.Event()
         self._runner = asyncio.create_task(self._run(), name=f"mcp-{self.name}")
         try:
             await asyncio.wait_for(self._ready.wait(), self.startup_timeout)
@@ -104,12 +101,15 @@ class ServerConnection:
 
     async def stop(self, state: State = "stopped") -> None:
         """Stop the server (its process and what it started die with it)."""
+        if self._check is not None:
+            self._check.cancel()
+            self._check = None
         if self._runner is not None:
             self._stop.set()
             await self._end_runner()
         if self.state in ("starting", "ready"):
             self.state = state
-        self._session = None
+        self._link = None
 
     async def _end_runner(self) -> None:
         runner, self._runner = self._runner, None
@@ -130,101 +130,147 @@ class ServerConnection:
         if tail and state in ("failed", "crashed"):
             message += f" — stderr: {' | '.join(tail)}"
         self.state, self.error = state, redact(message)
-        self._session = None
+        self._link = None
         self.stderr.note(f"{state}: {message}")
         self._ready.set()
 
+    def _lost(self, message: str) -> None:
+        """The server went away on its own: say so, stop what is left, tell the owner."""
+        if self.state != "ready" or self._stop.is_set():
+            return  # not running, or being stopped on purpose
+        self._fail("crashed", message)
+        self._gone.set()
+        self._stop.set()
+        if self.on_lost is not None:
+            self.on_lost(self)
+
     async def _run(self) -> None:
         try:
+            await load_sdk()
+            # Imported above, in a worker thread; this only binds the module.
+            from swetui.agent.mcp import client
             async with AsyncExitStack() as stack:
-                session = await self._connect(stack)
-                await session.initialize()
-                self.tools = await self._list_tools(session)
-                self._session, self.state = session, "ready"
+                watchers = client.Watchers(closed=self._closed, malformed=self._malformed,
+                                           exchange_ended=self._exchange_ended)
+                link = await client.open_link(stack, self.config, self.root,
+                                              self.stderr.open_pipe, watchers)
+                self.tools = await client.list_tools(link)
+                self._link, self.state = link, "ready"
                 self.stderr.note(f"ready: {len(self.tools)} tools")
                 self._ready.set()
                 await self._stop.wait()
+                self._link = None  # what closes from here on is expected
         except asyncio.CancelledError:
             if self.state in ("starting", "ready"):
                 self.state = "stopped"
             raise
         except Exception as exc:
+            from swetui.agent.mcp.client import describe  # loaded: the runner imported it
             if self.state == "starting":
-                self._fail("failed", f"could not start: {_describe(exc)}")
+                self._fail("failed", f"could not start: {describe(exc)}")
             elif self.state == "ready":
-                self._fail("crashed", f"stopped answering: {_describe(exc)}")
+                self._lost(f"stopped answering: {describe(exc)}")
         finally:
-            self._session = None
+            self._link = None
             self._ready.set()
             self.stderr.close()
 
-    async def _connect(self, stack: AsyncExitStack) -> ClientSession:
-        config = self.config
-        if config.transport == "http":
-            client = create_mcp_http_client(headers=dict(config.headers),
-                                            timeout=httpx.Timeout(30.0, read=300.0))
-            await stack.enter_async_context(client)
-            read, write, _ = await stack.enter_async_context(
-                streamable_http_client(config.url, http_client=client))
-        else:
-            # The exec helper ties the server to swetui's life (the same as commands).
-            spec = json.dumps({"confine": False, "parent": os.getpid()})
-            cwd = self.root / config.cwd if config.cwd else self.root
-            search = config.env.get("PATH", os.environ.get("PATH", os.defpath))
-            if shutil.which(config.command, path=search) is None and \
-                    shutil.which(str(cwd / config.command)) is None:
-                raise FileNotFoundError(2, "not found", config.command)
-            params = StdioServerParameters(
-                command=INTERPRETER,
-                args=["-I", "-S", "-c", HELPER_SOURCE, spec, "--", config.command,
-                      *config.args],
-                env=dict(config.env), cwd=str(cwd))
-            errlog = self.stderr.open_pipe()
-            try:
-                read, write = await stack.enter_async_context(stdio_client(params, errlog))
-            finally:
-                errlog.close()  # the process holds its own copy
-        return await stack.enter_async_context(ClientSession(read, write))
+    # -- watching --------------------------------------------------------------------------
 
-    @staticmethod
-    async def _list_tools(session: ClientSession) -> list[Tool]:
-        tools: list[Tool] = []
-        cursor: str | None = None
-        for _ in range(MAX_TOOL_PAGES):
-            page = await session.list_tools(cursor)
-            tools.extend(page.tools)
-            cursor = page.nextCursor
-            if not cursor:
-                break
-        return tools
+    def _closed(self) -> None:
+        """The transport's stream ended while the session was open."""
+        what = "process exited" if self.config.transport == "stdio" else "connection closed"
+        self._lost(f"the server's {what}")
+
+    def _malformed(self, text: str, waiting: Waiting | None) -> None:
+        self.malformed += 1
+        self._last_malformed = text
+        where = f" (answering {waiting.what})" if waiting else ""
+        self.stderr.note(f"not a valid JSON-RPC message{where}: {text}")
+
+    def _exchange_ended(self, ended: ExchangeEnded) -> None:
+        """An HTTP response closed: a broken GET stream or an unanswered POST means the
+        server may be gone, or an answer was lost; a ping tells which."""
+        link = self._link
+        if link is None or self.state != "ready":
+            return
+        if ended.method == "POST":
+            if ended.request_id is None or ended.request_id not in link.tap.waiting:
+                return
+            self._unanswered[ended.request_id] = ended.broken
+        elif ended.method != "GET" or ended.status != 200:
+            return  # only an open event stream that ended says anything
+        if self._check is None or self._check.done():
+            self._check = asyncio.create_task(self._checked(link, ended.broken),
+                                              name=f"mcp-check-{self.name}")
+
+    async def _checked(self, link: Link, broken: str | None) -> None:
+        """Ping the server: gone → crashed; there → fail the requests left unanswered."""
+        from swetui.agent.mcp.client import describe, ping  # loaded: the runner imported it
+        try:
+            await asyncio.wait_for(ping(link), PING_LIMIT)
+        except Exception as exc:
+            why = broken or describe(exc)
+            self._lost(f"stopped answering ({why})")
+            return
+        unanswered, self._unanswered = self._unanswered, {}
+        for request_id, cut in unanswered.items():
+            waiting = link.tap.waiting.get(request_id)
+            if waiting is None:
+                continue
+            if cut:
+                message = (f"the connection broke before the answer to {waiting.what} "
+                           f"arrived ({cut}); the server is still running, so the call may "
+                           "or may not have taken effect")
+            else:
+                detail = f": {self._last_malformed}" if self._last_malformed else ""
+                message = f"the server's answer to {waiting.what} could not be read{detail}"
+            self.stderr.note(message)
+            await link.tap.fail(request_id, message)
 
     # -- calling ---------------------------------------------------------------------------
 
-    async def call(self, tool: str, arguments: dict[str, object],
-                   timeout: float | None = None) -> CallToolResult:
-        """Call `tool`; raises ServerUnavailable or CallFailed with a message to show."""
-        session = self._session
-        if session is None or self.state != "ready":
+    async def call(self, tool: str, name: str, arguments: dict[str, object],
+                   timeout: float | None = None) -> ToolResult:
+        """Call `tool` (the model's `name` for it); raises ServerUnavailable or CallFailed
+        with a message to show."""
+        link = self._link
+        if link is None or self.state != "ready":
             why = f": {self.error}" if self.error else ""
             raise ServerUnavailable(f"the MCP server {self.name} is {self.state}{why}. The "
-                                    "user can restart it (ctrl+p → Restart MCP server).")
+                                    "user can restart it (ctrl+p → MCP: restart "
+                                    f"{self.name}).")
+        from swetui.agent.mcp.client import call_tool  # loaded: the server is ready
         limit = timeout or self.config.timeout
+        malformed = self.malformed
+        work = asyncio.ensure_future(call_tool(link, self.name, tool, name, arguments))
+        gone = asyncio.ensure_future(self._gone.wait())
         try:
-            return await asyncio.wait_for(session.call_tool(tool, dict(arguments)), limit)
-        except TimeoutError:
-            self.stderr.note(f"call {tool} abandoned after {limit:g} s")
-            raise CallFailed(f"the MCP server {self.name} did not answer {tool} within "
-                             f"{limit:g} s; the call was abandoned (the server may be stuck: "
-                             "the user can restart it from the palette)") from None
-        except McpError as exc:
-            if exc.error.code == CONNECTION_CLOSED:
-                self._fail("crashed", f"the connection closed during a call to {tool}")
-                self._stop.set()
-                raise CallFailed(f"the MCP server {self.name} crashed during this call "
-                                 f"({self.error}). The user can restart it from the "
-                                 "palette.") from None
-            raise CallFailed(f"{self.name} refused the call: {redact(exc.error.message)}") \
-                from None
-        except Exception as exc:
-            raise CallFailed(f"the answer of {self.name} to {tool} could not be read: "
-                             f"{redact(_describe(exc))}") from None
+            # Whichever comes first: the answer, the server going away, the time limit.
+            await asyncio.wait({work, gone}, timeout=limit,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+            if not work.done():
+                work.cancel()
+                with contextlib.suppress(BaseException):
+                    await work
+        if work.done() and not work.cancelled():
+            try:
+                return work.result()
+            except ConnectionLost as exc:
+                self._lost(str(exc))
+                raise self._crashed() from None
+        if self._gone.is_set():
+            raise self._crashed()
+        self.stderr.note(f"call {tool} abandoned after {limit:g} s")
+        noise = self.malformed - malformed
+        extra = (f" It also sent {noise} malformed message(s) meanwhile (see /mcp log "
+                 f"{self.name}).") if noise else ""
+        raise CallFailed(f"the MCP server {self.name} did not answer {tool} within "
+                         f"{limit:g} s; the call was abandoned (the server may be stuck: "
+                         f"the user can {self.restart_hint}).{extra}")
+
+    def _crashed(self) -> CallFailed:
+        return CallFailed(f"the MCP server {self.name} crashed during this call "
+                          f"({self.error}). The user can {self.restart_hint}.")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -26,6 +26,7 @@ from swetui.agent.mcp.catalog import (
     tool_item,
 )
 from swetui.agent.mcp.choices import ToolChoices
+from swetui.agent.mcp.connection import CallFailed, ServerConnection, ServerUnavailable
 from swetui.agent.mcp.names import TOOL_SEARCH, item_id, server_of
 from swetui.agent.mcp.servers_config import ConfiguredServers, configured_servers
 from swetui.agent.mcp.status import McpServersChanged, ServerStatus
@@ -43,11 +44,12 @@ from swetui.trust import TrustState, trust_state
 if TYPE_CHECKING:
     from mcp.types import Tool
 
-    from swetui.agent.mcp.connection import ServerConnection
-
 REASON = "mcp"
 """ItemsChanged reasons of swetui's own changes start with this (user choices do not)."""
 SEARCH_RESULTS = 5
+LOADED = "mcp_loaded"
+"""The session-log record of tools `tool_search` loaded (a resumed session keeps them)."""
+Record = Callable[[str, dict[str, Any]], None]
 
 
 class McpServers:
@@ -55,7 +57,7 @@ class McpServers:
 
     def __init__(self, root: Path, settings: Settings, engine: ContextEngine, *,
                  environ: Mapping[str, str], trust: TrustState | None = None,
-                 persist: bool = True) -> None:
+                 persist: bool = True, record: Record | None = None) -> None:
         self.root = root
         self.settings = settings
         self.engine = engine
@@ -63,18 +65,16 @@ class McpServers:
         self.configured: ConfiguredServers = configured_servers(
             settings, trust if trust is not None else trust_state(root), environ)
         logs = paths.logs if persist else None
-        self.connections: dict[str, ServerConnection] = {}
-        if self.configured.servers:
-            # The MCP SDK takes about half of `swetui run`'s start-up imports: it is loaded
-            # only when a server is configured.
-            from swetui.agent.mcp.connection import ServerConnection  # noqa: PLC0415
-            self.connections = {
-                config.name: ServerConnection(config, root, logs / f"mcp-{config.name}.log"
-                                              if logs else None, settings.mcp.startup_timeout)
-                for config in self.configured.servers}
+        self.connections = {
+            config.name: ServerConnection(config, root, logs / f"mcp-{config.name}.log"
+                                          if logs else None, settings.mcp.startup_timeout)
+            for config in self.configured.servers}
+        for connection in self.connections.values():
+            connection.on_lost = self._lost
         self.choices = ToolChoices(paths.dir / "mcp-choices.json" if persist else None)
         self.deferred = False
         self.loaded: set[str] = set()
+        self._record = record
         self._schemas: dict[str, tuple[ServerConnection, Tool, ToolSchema]] = {}
         self._starting: asyncio.Task[None] | None = None
         self._syncing = False
@@ -87,6 +87,12 @@ class McpServers:
         if self.choices.problem:
             found.append(self.choices.problem)
         return found
+
+    def restore(self, replayed: Sequence[dict[str, Any]]) -> None:
+        """The tools a resumed session had loaded stay loaded (once their server is up)."""
+        for event in replayed:
+            if event.get("type") == LOADED and isinstance(event.get("tools"), list):
+                self.loaded.update(name for name in event["tools"] if isinstance(name, str))
 
     # -- lifetime --------------------------------------------------------------------------
 
@@ -133,6 +139,11 @@ class McpServers:
         except KeyError:
             known = ", ".join(sorted(self.connections)) or "none"
             raise ValueError(f"no MCP server {name!r} (configured: {known})") from None
+
+    def _lost(self, connection: ServerConnection) -> None:
+        """A server went away on its own (its process exited, its connection broke)."""
+        self._changed(f"MCP server {connection.name} crashed: {connection.error}; "
+                      f"{connection.restart_hint}.")
 
     @staticmethod
     def _failures(connections: list[ServerConnection]) -> str | None:
@@ -259,16 +270,10 @@ class McpServers:
         if self.choices.dropped(connection.name, name):
             raise ToolError(f"{name} was turned off by the user; do not call it",
                             summary=f"{name} is turned off")
-        # Loaded here, not at the top: see __init__ (only sessions with servers need the SDK).
-        from swetui.agent.mcp.connection import CallFailed, ServerUnavailable  # noqa: PLC0415
-        from swetui.agent.mcp.results import tool_result  # noqa: PLC0415
         try:
-            result = await connection.call(tool.name, arguments)
+            return await connection.call(tool.name, name, arguments)
         except (ServerUnavailable, CallFailed) as exc:
-            if connection.state == "crashed":
-                self._changed(f"MCP server {connection.name} crashed: {connection.error}")
             raise ToolError(str(exc), summary=str(exc).split(";")[0][:100]) from None
-        return tool_result(name, result)
 
     def search(self, arguments: dict[str, object]) -> ToolResult:
         """`tool_search`: load the schemas of the deferred tools asked for."""
@@ -295,6 +300,8 @@ class McpServers:
                               "under 'Deferred tools'.", summary="tool_search: nothing found")
         fresh = [name for name in chosen if name not in self.loaded]
         self.loaded.update(chosen)
+        if fresh and self._record is not None:
+            self._record(LOADED, {"tools": fresh})
         self._sync()
         self._publish()
         lines = [f"- {name}: {candidates[name].description.strip()[:200]}" for name in chosen]

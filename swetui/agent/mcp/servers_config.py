@@ -25,6 +25,10 @@ from swetui.trust import MCP, TrustState
 
 Transport = Literal["stdio", "http"]
 Origin = Literal["user", "workspace"]
+SSE_REFUSED = (
+    'uses the old SSE transport (type "sse"), which MCP replaced by streamable HTTP in '
+    '2025 and swetui does not speak. Most servers offer streamable HTTP too, often at /mcp '
+    'instead of /sse: set type "http" and that url.')
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -90,7 +94,7 @@ def _resolve(name: str, raw: McpServerSettings, origin: Origin, environ: Mapping
 
     transport: Transport
     if raw.type == "sse":
-        raise ValueError("the old SSE transport is not supported; use streamable HTTP")
+        raise ValueError(SSE_REFUSED)
     if raw.type in ("http", "streamable-http", "streamableHttp") or (raw.type is None
                                                                       and raw.url):
         transport = "http"
