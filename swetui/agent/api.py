@@ -39,6 +39,7 @@ from swetui.agent.events import (
     RulesChanged,
 )
 from swetui.agent.icons import tool_icon
+from swetui.agent.mcp.calls import shown_arguments as mcp_arguments_text
 from swetui.agent.mcp.names import server_of as mcp_server_of
 from swetui.agent.mcp.servers import McpServers
 from swetui.agent.mcp.status import McpServersChanged, ServerStatus
@@ -88,7 +89,7 @@ __all__ = [
     "RuleScope", "WorkspaceRules", "Hunk", "NO_NEWLINE", "TOOL_SCHEMAS", "ToolError",
     "ToolResult", "tool_icon", "Usage", "usage_line",
     # MCP servers
-    "McpServers", "McpServersChanged", "ServerStatus", "mcp_server_of",
+    "McpServers", "McpServersChanged", "ServerStatus", "mcp_arguments_text", "mcp_server_of",
 ]
 
 AgentEvent = EngineEvent | ApprovalEvent | TurnEvent | McpServersChanged
@@ -154,6 +155,7 @@ class Session(Protocol):
     # MCP servers
     def mcp_servers(self) -> list[ServerStatus]: ...
     async def restart_mcp_server(self, name: str) -> str: ...
+    async def reload_mcp_servers(self) -> str | None: ...
     def set_mcp_server_dropped(self, name: str, dropped: bool) -> str: ...
     def mcp_log(self, name: str) -> list[str]: ...
 

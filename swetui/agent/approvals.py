@@ -19,6 +19,7 @@ from swetui.agent.events import (
     PendingAction,
     Remember,
 )
+from swetui.agent.mcp.calls import edited_arguments
 from swetui.engine.bus import EventBus
 
 __all__ = ["ApprovalQueue", "Decision", "PendingAction", "UnknownActionError"]
@@ -124,6 +125,8 @@ class ApprovalQueue:
             raise ValueError("only a command can run unconfined")
         if unconfined and remember != "once":
             raise ValueError("running unconfined is a one-off choice; it is not remembered")
+        if edited is not None and action.kind == "mcp":
+            edited_arguments(edited)  # raises ValueError with the message to show
         if hunks is not None:
             if action.kind == "bash":
                 raise ValueError("a command has no hunks to select")

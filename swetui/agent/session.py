@@ -346,6 +346,13 @@ class AgentSession:
         self.record("mcp_restart", {"server": name, "message": message})
         return message
 
+    async def reload_mcp_servers(self) -> str | None:
+        """Apply a just-trusted `.mcp.json` now: its servers start in the background."""
+        message = await self.mcp.reload()
+        if message:
+            self.record("mcp_reload", {"message": message})
+        return message
+
     def set_mcp_server_dropped(self, name: str, dropped: bool) -> str:
         """Drop a server's tools from the context or restore them (remembered)."""
         return self.mcp.set_server_dropped(name, dropped)

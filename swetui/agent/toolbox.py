@@ -26,7 +26,7 @@ from swetui.agent.events import (
     PendingAction,
     RulesChanged,
 )
-from swetui.agent.mcp.calls import mcp_action
+from swetui.agent.mcp.calls import approved_call, mcp_action
 from swetui.agent.mcp.names import TOOL_SEARCH
 from swetui.agent.mcp.servers import McpServers
 from swetui.agent.policy import Policy, PolicyDecision
@@ -313,7 +313,7 @@ class Toolbox:
             if self.mcp is None:
                 raise ToolError("MCP servers are not available in this session",
                                 summary="no MCP servers")
-            return await self.mcp.call(action.call.name, dict(action.call.arguments))
+            return await approved_call(self.mcp.call, action, decision)
         if action.kind == "bash":
             return await self.commands.apply(action, decision)
         old, proposed = action.old_content or "", action.new_content or ""

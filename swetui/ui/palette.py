@@ -166,7 +166,8 @@ class McpCommands(_Commands):
                  status.state),
                 (f"MCP: {toggle} {name}'s tools", partial(screen.run_slash,
                                                           f"/mcp {toggle} {name}"),
-                 f"{len(status.tools)} tools, {status.sent_tokens:,} tokens sent"),
+                 f"saves {status.sent_tokens:,} tokens a request ({len(status.tools)} "
+                 "tools)" if toggle == "drop" else f"{len(status.tools)} tools"),
                 (f"MCP: stderr log of {name}", partial(screen.run_slash, f"/mcp log {name}"),
                  status.log_file or "kept in memory"),
             ]

@@ -17,7 +17,14 @@ import pytest
 
 from swetui.cli import main
 from tests.agent.scripted import ScriptedProvider, answer
-from tests.mcp.conftest import DEMO, mcp_json, open_session, stdio_entry, write_user_config
+from tests.mcp.conftest import (
+    DEMO,
+    mcp_json,
+    open_session,
+    raw_entry,
+    stdio_entry,
+    write_user_config,
+)
 from tests.trusted import trust_workspace
 from tests.waiting import eventually
 
@@ -127,3 +134,30 @@ def test_the_sdk_is_imported_only_when_a_server_starts(workspace: Path) -> None:
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                            check=True, cwd=workspace)
     assert found.stdout.strip() == "[]", found.stdout
+
+
+async def test_a_reload_starts_new_restarts_changed_and_stops_removed_servers(
+        workspace: Path) -> None:
+    mcp_json(workspace, {"one": raw_entry(), "two": raw_entry()})
+    session = open_session(workspace, ScriptedProvider(answer("ok")))
+    try:
+        session.start()
+        assert await session.reload_mcp_servers() is None  # not trusted: nothing to do
+        trust_workspace(workspace)
+        assert await session.reload_mcp_servers() == "MCP servers: starting one, two"
+        await session.mcp.wait_started()
+        assert {s.name: s.state for s in session.mcp_servers()} == {"one": "ready",
+                                                                  "two": "ready"}
+        first = session.mcp.connections["one"]
+        mcp_json(workspace, {"one": raw_entry("3")})  # changed: one gains tools, two goes
+        trust_workspace(workspace)
+        message = await session.reload_mcp_servers()
+        assert message == "MCP servers: starting one; stopped two"
+        await session.mcp.wait_started()
+        [status] = session.mcp_servers()
+        assert status.name == "one" and status.state == "ready"
+        assert session.mcp.connections["one"] is not first and first.state == "stopped"
+        assert "tool:mcp__one__search_2" in session.engine
+        assert not [i for i in session.engine if i.id.startswith("tool:mcp__two__")]
+    finally:
+        await session.aclose()

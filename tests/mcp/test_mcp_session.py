@@ -70,11 +70,16 @@ async def test_tools_are_items_with_their_costs_and_calls_wait_for_approval(
         await session.send("hello")
         assert "mcp__demo__echo" not in tool_names(provider)
         assert session.engine.get("tool:mcp__demo__echo").state is ItemState.DROPPED
-        # Restoring the whole server brings it back.
-        session.set_mcp_server_dropped("demo", True)
+        # Dropping the whole server says what it saves; restoring brings it all back.
+        sent = session.mcp_servers()[0].sent_tokens
+        assert sent > 100
+        message = session.set_mcp_server_dropped("demo", True)
+        assert f"the next request is {sent:,} tokens smaller" in message
         assert session.engine.get("tool:mcp__demo__add").state is ItemState.DROPPED
-        session.set_mcp_server_dropped("demo", False)
+        message = session.set_mcp_server_dropped("demo", False)
         assert session.engine.get("tool:mcp__demo__echo").state is ItemState.INCLUDED
+        restored = session.mcp_servers()[0].sent_tokens
+        assert restored > sent and f"{restored:,} tokens larger" in message
     finally:
         await session.aclose()
 
@@ -218,5 +223,35 @@ async def test_tools_loaded_from_deferral_stay_loaded_in_a_continued_session(
         session.start()
         await session.send("new session")
         assert "mcp__raw__echo" not in tool_names(provider, 0)
+    finally:
+        await session.aclose()
+
+
+async def test_the_user_edits_an_mcp_calls_arguments_before_approving(
+        workspace: Path, isolated_config: Path) -> None:
+    write_user_config(isolated_config, {"mcp": {"servers": {"raw": raw_entry()}}})
+    provider = ScriptedProvider(calls(("c1", "mcp__raw__echo", {"text": "rm -rf"})),
+                                answer("done"))
+    session = open_session(workspace, provider)
+    try:
+        session.start()
+        turn = asyncio.create_task(session.send("echo something"))
+        await eventually(lambda: session.queue.pending(), "the call waits for approval")
+        [action] = session.queue.pending()
+        # Not a JSON object: refused with a message, and the call still waits.
+        for bad, said in (('{"text": ', "not valid JSON"), ('["x"]', "must be a JSON object")):
+            try:
+                session.queue.approve(action.id, edited=bad)
+            except ValueError as exc:
+                assert said in str(exc) and "nothing was approved" in str(exc)
+            else:
+                raise AssertionError(f"{bad!r} must be refused")
+            assert session.queue.pending() == [action]
+        session.queue.approve(action.id, edited='{"text": "hello"}')
+        assert (await turn).error is None
+        [result] = [i for i in session.engine if i.kind.value == "tool_call"]
+        # The server got the user's arguments, and the model is told they changed.
+        assert "echo: hello" in result.content and "rm -rf" not in result.content
+        assert 'it ran with: {"text": "hello"}' in result.content
     finally:
         await session.aclose()

@@ -245,6 +245,32 @@ async def test_edit_before_approving_sends_edited_command() -> None:
         assert decision.approved and decision.edited == "pytest -q -x"
 
 
+async def test_edit_before_approving_an_mcp_call_sends_edited_arguments() -> None:
+    call = ToolCall(id="c_mcp", name="mcp__github__create_issue",
+                    arguments={"title": "Bug", "labels": ["x"]})
+    action = PendingAction(id="act_mcp", call=call, kind="mcp", cwd="/w",
+                           command=f"{call.name} {{}}", summary="call mcp__github__create_issue")
+    app = QueueApp([action])
+    async with app.run_test(size=(80, 30)) as pilot:
+        await shown(pilot, app)
+        await pilot.press("E")
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), "the editor opened")
+        area = app.screen.query_one("TextArea")
+        assert '"title": "Bug"' in area.text  # the model's arguments, as JSON to edit
+        area.text = '{"title": "Bug", '
+        await pilot.press("ctrl+s")
+        # Not JSON: nothing is approved, the call stays in the queue.
+        await until(pilot, lambda: not isinstance(app.screen, ItemEditor), "the editor closed")
+        assert not app.futures["act_mcp"].done() and app.queue.pending() == [action]
+        await pilot.press("E")
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), "the editor opened")
+        app.screen.query_one("TextArea").text = '{"title": "Bug report"}'
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.futures["act_mcp"].done(), "the call was decided")
+        decision = app.futures["act_mcp"].result()
+        assert decision.approved and decision.edited == '{"title": "Bug report"}'
+
+
 async def test_batch_review_decides_each() -> None:
     app = QueueApp([edit_action(), bash_action(), protected_action()])
     async with app.run_test(size=(100, 40)) as pilot:

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from swetui.engine.items import ItemState, Layer
 from swetui.ui.palette import McpCommands
+from swetui.ui.screens.trust_review import TrustReview
 from swetui.ui.widgets.inspector_rows import HeaderRow
-from tests.mcp.conftest import stdio_entry, write_user_config
+from tests.mcp.conftest import mcp_json, raw_entry, stdio_entry, write_user_config
+from tests.ui.test_trust_pilot import notices
 from tests.ui.waits import until
 
 
@@ -49,3 +51,18 @@ async def test_servers_show_in_the_gauge_the_inspector_and_the_palette(
         await until(pilot, lambda: app.session.mcp.connections["demo"]._runner
                     not in (None, first) and app.session.mcp_servers()[0].state == "ready",
                     "the server restarted")
+
+
+async def test_a_repository_mcp_json_trusted_mid_session_starts_its_servers_at_once(
+        make_app, workspace: Path) -> None:
+    mcp_json(workspace, {"repo": raw_entry()})
+    app = make_app(workspace)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TrustReview), "the trust review")
+        assert app.session.mcp_servers() == []  # untrusted: nothing started
+        await pilot.press("t")
+        await until(pilot, lambda: "MCP servers: starting repo" in notices(app),
+                    "the user is told the servers start now")
+        await until(pilot, lambda: [s.state for s in app.screen.gauge.servers] == ["ready"],
+                    "the server started without a restart")
+        assert "tool:mcp__repo__echo" in app.session.engine

@@ -28,7 +28,7 @@ from swetui.agent.mcp.catalog import (
 from swetui.agent.mcp.choices import ToolChoices
 from swetui.agent.mcp.connection import CallFailed, ServerConnection, ServerUnavailable
 from swetui.agent.mcp.names import TOOL_SEARCH, item_id, server_of
-from swetui.agent.mcp.servers_config import ConfiguredServers, configured_servers
+from swetui.agent.mcp.servers_config import ConfiguredServers, ServerConfig, configured_servers
 from swetui.agent.mcp.status import McpServersChanged, ServerStatus
 from swetui.agent.tools.base import ToolError, ToolResult
 from swetui.config import Settings
@@ -62,15 +62,12 @@ class McpServers:
         self.settings = settings
         self.engine = engine
         paths = WorkspacePaths(root)
+        self.environ = environ
         self.configured: ConfiguredServers = configured_servers(
             settings, trust if trust is not None else trust_state(root), environ)
-        logs = paths.logs if persist else None
-        self.connections = {
-            config.name: ServerConnection(config, root, logs / f"mcp-{config.name}.log"
-                                          if logs else None, settings.mcp.startup_timeout)
-            for config in self.configured.servers}
-        for connection in self.connections.values():
-            connection.on_lost = self._lost
+        self._logs = paths.logs if persist else None
+        self.connections = {config.name: self._connect(config)
+                            for config in self.configured.servers}
         self.choices = ToolChoices(paths.dir / "mcp-choices.json" if persist else None)
         self.deferred = False
         self.loaded: set[str] = set()
@@ -94,6 +91,12 @@ class McpServers:
             if event.get("type") == LOADED and isinstance(event.get("tools"), list):
                 self.loaded.update(name for name in event["tools"] if isinstance(name, str))
 
+    def _connect(self, config: ServerConfig) -> ServerConnection:
+        log = self._logs / f"mcp-{config.name}.log" if self._logs else None
+        connection = ServerConnection(config, self.root, log, self.settings.mcp.startup_timeout)
+        connection.on_lost = self._lost
+        return connection
+
     # -- lifetime --------------------------------------------------------------------------
 
     def start(self) -> None:
@@ -101,13 +104,40 @@ class McpServers:
         if self._starting is None and self.connections:
             self._starting = asyncio.create_task(self._start_all(), name="mcp-start")
 
-    async def _start_all(self) -> None:
-        wanted = [c for c in self.connections.values() if c.config.enabled]
+    async def _start_all(self, among: list[ServerConnection] | None = None) -> None:
+        wanted = [c for c in among or self.connections.values() if c.config.enabled]
         for connection in wanted:
             connection.state = "starting"
         self._publish()
         await asyncio.gather(*(connection.start() for connection in wanted))
         self._changed(self._failures(wanted))
+
+    async def reload(self) -> str | None:
+        """Read the configured servers again (the user just trusted `.mcp.json`): start the
+        new ones and restart the changed ones in the background, stop those gone. Returns
+        what changed, for the user (None: nothing)."""
+        self.configured = configured_servers(self.settings, trust_state(self.root),
+                                             self.environ)
+        wanted = {config.name: config for config in self.configured.servers}
+        gone = [name for name in self.connections if name not in wanted]
+        for name in gone:
+            await self.connections.pop(name).stop()
+        fresh = [name for name, config in wanted.items()
+                 if name not in self.connections or self.connections[name].config != config]
+        for name in fresh:
+            if name in self.connections:
+                await self.connections[name].stop()
+            self.connections[name] = self._connect(wanted[name])
+        if fresh:
+            if self._starting is not None and not self._starting.done():
+                await asyncio.shield(self._starting)
+            self._starting = asyncio.create_task(
+                self._start_all([self.connections[name] for name in fresh]), name="mcp-start")
+        elif gone:
+            self._changed()
+        parts = [f"starting {', '.join(fresh)}"] if fresh else []
+        parts += [f"stopped {', '.join(gone)}"] if gone else []
+        return f"MCP servers: {'; '.join(parts)}" if parts else None
 
     async def wait_started(self) -> None:
         """Until every server has started or failed (a turn waits for this)."""
@@ -156,11 +186,22 @@ class McpServers:
     def set_server_dropped(self, name: str, dropped: bool) -> str:
         """Drop a whole server's tools from the context, or restore them (remembered)."""
         self._connection(name)
+        before = self._sent(name)
         self.choices.set_server(name, dropped)
         self._sync()
         self._publish()
-        return f"MCP server {name}: tools {'dropped from' if dropped else 'restored to'} " \
-               "the context"
+        after = self._sent(name)
+        if dropped:
+            return f"MCP server {name}: tools dropped from the context; the next request " \
+                   f"is {before - after:,} tokens smaller"
+        return f"MCP server {name}: tools restored to the context; the next request is " \
+               f"{after - before:,} tokens larger"
+
+    def _sent(self, server: str) -> int:
+        """Tokens the server's tools cost in the next request."""
+        return sum(self.engine.sent_tokens(item_id(name))
+                   for name, (connection, _t, _s) in self._schemas.items()
+                   if connection.name == server)
 
     def set_tool_dropped(self, name: str, dropped: bool) -> None:
         """Drop or restore one tool (remembered); the next request changes accordingly."""

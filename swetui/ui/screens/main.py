@@ -358,10 +358,13 @@ class WorkspaceScreen(Screen[None]):
     async def review_trust(self, asked: bool = False) -> None:
         """Review and trust what the workspace ships (at start, and on /trust)."""
         launch_mode = getattr(getattr(self.app, "options", None), "mode", None)
-        await review_workspace_trust(self.app, Path(self.session.workspace.root),
-                                     self.transcript.notice, asked=asked,
-                                     mode=self.session.mode, launch_mode=launch_mode,
-                                     set_mode=self.set_mode)
+        if await review_workspace_trust(self.app, Path(self.session.workspace.root),
+                                        self.transcript.notice, asked=asked,
+                                        mode=self.session.mode, launch_mode=launch_mode,
+                                        set_mode=self.set_mode):
+            started = await self.session.reload_mcp_servers()  # its servers start now
+            if started:
+                self.transcript.notice(started)
 
     # -- size --------------------------------------------------------------------------------
 

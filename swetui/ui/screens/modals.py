@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.app import App
 
+from swetui.agent import mcp_arguments_text
+from swetui.text import one_line
 from swetui.ui.screens.batch_review import BatchReview
 from swetui.ui.screens.deny_reason import DenyReason
 from swetui.ui.screens.item_editor import EditorResult, ItemEditor
@@ -33,6 +35,10 @@ def open_modal(app: App[object], request: ModalRequest) -> None:
             if action.kind == "bash":
                 text, title, subtitle = (action.command or "", "Edit the command, then approve",
                                          action.cwd)
+            elif action.kind == "mcp":
+                text, title = mcp_arguments_text(action.call), f"Edit the arguments of " \
+                    f"{one_line(action.call.name)}, then approve"
+                subtitle = "a JSON object, sent to the MCP server as it is"
             else:
                 text, title = action.new_content or "", f"Edit {action.path}, then approve"
                 subtitle = "the file as it will be written"

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from swetui.trust import trust_state
+from swetui.trust import MCP, trust_state
 from swetui.trust_review import Review, applies_after_trust, review, trust_reviewed
 
 INTRO = ("This workspace ships settings you have not trusted. Until you do, swetui uses your "
@@ -84,20 +84,21 @@ Notice = Callable[[str, str], None]
 
 async def review_workspace_trust(app: App[object], root: Path, notice: Notice, *, asked: bool,
                                  mode: str, launch_mode: str | None,
-                                 set_mode: Callable[[str], None]) -> None:
+                                 set_mode: Callable[[str], None]) -> bool:
     """Show what untrusted shipped files would change and trust them if the user says so (at
-    start, and on /trust, `asked`); then apply the workspace's mode unless `--mode` set one."""
+    start, and on /trust, `asked`); then apply the workspace's mode unless `--mode` set one.
+    True when the user just trusted `.mcp.json` (its servers can start now)."""
     state = await asyncio.to_thread(trust_state, root)
     reviews = [review(shipped) for shipped in state.untrusted]
     if not reviews:
         if asked:
             notice("✓ Nothing to trust: everything this workspace ships "
                    "(.swetui/config.toml, .mcp.json) is trusted, or absent.", "info")
-        return
+        return False
     if not await app.push_screen_wait(TrustReview(reviews)):
         notice("Not trusted: swetui keeps your own settings and ignores "
                "what the workspace ships. /trust reviews it again.", "warning")
-        return
+        return False
     after, _ = await asyncio.to_thread(trust_reviewed, state)
     trusted = ", ".join(shipped.name for shipped in after.files if shipped.trusted)
     shipped_mode, later = applies_after_trust(after)
@@ -110,3 +111,4 @@ async def review_workspace_trust(app: App[object], root: Path, notice: Notice, *
             set_mode(shipped_mode)
     if later:
         notice(f"{', '.join(later)}: from the next start.", "warning")
+    return any(shipped.name == MCP and shipped.trusted for shipped in after.files)

@@ -202,6 +202,9 @@ class ApprovalQueuePane(Widget):
             self.notify("That action was already decided", severity="warning")
             self.sync()
             return
+        except ValueError as exc:  # edited arguments that are not a JSON object
+            self.notify(str(exc), severity="error")
+            return
         self._decided(action, decision)
 
     def action_approve(self) -> None:
@@ -258,7 +261,8 @@ class ApprovalQueuePane(Widget):
         self._decided(action, decision)
 
     def action_edit(self) -> None:
-        """Edit the new content (or the command) and approve the edited version."""
+        """Edit the new content (or the command, or an MCP call's arguments) and approve
+        the edited version."""
         action = self.selected_action
         if action is not None:
             self.post_message(ApprovalEditRequested(action, partial(self.approve_edited,
@@ -320,9 +324,6 @@ class ApprovalQueuePane(Widget):
         if action == "approve_unconfined":
             selected = self.selected_action
             return (selected is not None and selected.kind == "bash") or None
-        if action == "edit" and self.selected_action is not None \
-                and self.selected_action.kind == "mcp":
-            return None  # an MCP call's arguments are approved or denied as they are
         if action in {"approve", "deny", "edit", "approve_session", "approve_workspace",
                       "approve_all", "batch_review"}:
             return self.selected_action is not None or None
