@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +51,14 @@ def open_session(workspace: Path, provider: ScriptedProvider, *, mode: str = "as
                              provider=provider)
 
 
+@dataclass
+class HttpServer:
+    url: str
+    process: subprocess.Popen[bytes]
+
+
 @pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[str]:
+def http_server(tmp_path: Path) -> Iterator[HttpServer]:
     """The demo server over streamable HTTP on a loopback socket bound here and handed to
     the server as a file descriptor (no other process can take the port meanwhile); only
     the server keeps it open, so once the server is gone, connecting is refused."""
@@ -65,7 +72,7 @@ def http_server(tmp_path: Path) -> Iterator[str]:
                                start_new_session=True)
     sock.close()
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield HttpServer(f"http://127.0.0.1:{port}/mcp", process)
     finally:
         process.kill()
         process.wait(timeout=30)

@@ -20,7 +20,13 @@ from pydantic import BaseModel
 
 from swetui.agent.mcp.status import McpServersChanged
 from tests.agent.scripted import ScriptedProvider, answer, calls
-from tests.mcp.conftest import PATIENT, open_session, raw_entry, write_user_config
+from tests.mcp.conftest import (
+    PATIENT,
+    HttpServer,
+    open_session,
+    raw_entry,
+    write_user_config,
+)
 from tests.mcp.raw_server import answer as raw_answer
 from tests.waiting import eventually
 
@@ -195,9 +201,9 @@ async def test_malformed_and_broken_http_answers_end_the_call_at_once(
 
 
 async def test_a_real_http_server_crashing_mid_call_is_crashed_at_once(
-        workspace: Path, isolated_config: Path, http_server: str) -> None:
+        workspace: Path, isolated_config: Path, http_server: HttpServer) -> None:
     write_user_config(isolated_config, {"mcp": {"servers": {"remote": {
-        "url": http_server, "timeout": PATIENT}}}})
+        "url": http_server.url, "timeout": PATIENT}}}})
     provider = ScriptedProvider(calls(("c1", "mcp__remote__crash", {})), answer("gone"))
     session = open_session(workspace, provider, mode="auto")
     try:

@@ -14,7 +14,13 @@ from swetui.engine.assembly import DEFERRED_TITLE
 from swetui.engine.items import ItemState
 from swetui.engine.tokens import MESSAGE_OVERHEAD
 from tests.agent.scripted import ScriptedProvider, answer, calls
-from tests.mcp.conftest import open_session, raw_entry, stdio_entry, write_user_config
+from tests.mcp.conftest import (
+    HttpServer,
+    open_session,
+    raw_entry,
+    stdio_entry,
+    write_user_config,
+)
 from tests.waiting import eventually
 
 
@@ -168,10 +174,10 @@ async def test_a_huge_result_is_capped_and_a_hang_times_out(
 
 
 async def test_streamable_http_server(workspace: Path, isolated_config: Path,
-                                      http_server: str) -> None:
+                                      http_server: HttpServer) -> None:
     write_user_config(isolated_config, {"mcp": {"servers": {"remote": {
         "url": "${DEMO_URL}", "headers": {"Authorization": "Bearer ${DEMO_HTTP_TOKEN}"}}}}})
-    env = {"DEMO_URL": http_server, "DEMO_HTTP_TOKEN": "tok-PLANTED-http-1234567890"}
+    env = {"DEMO_URL": http_server.url, "DEMO_HTTP_TOKEN": "tok-PLANTED-http-1234567890"}
     provider = ScriptedProvider(calls(("c1", "mcp__remote__add", {"a": 20, "b": 22})),
                                 answer("42"))
     session = open_session(workspace, provider, mode="auto", env=env)
@@ -185,6 +191,11 @@ async def test_streamable_http_server(workspace: Path, isolated_config: Path,
         # The header's token is redacted wherever swetui shows or stores text.
         assert session.engine.redact("Bearer tok-PLANTED-http-1234567890") != \
             "Bearer tok-PLANTED-http-1234567890"
+        # The server dies while idle: its event stream breaks, a ping finds it gone.
+        http_server.process.kill()
+        await eventually(lambda: session.mcp_servers()[0].state == "crashed",
+                         "the idle HTTP server's death shows")
+        assert "stopped answering" in (session.mcp_servers()[0].error or "")
     finally:
         await session.aclose()
 

@@ -214,6 +214,12 @@ class ServerConnection:
             self._lost(f"stopped answering ({why})")
             return
         unanswered, self._unanswered = self._unanswered, {}
+        await self._fail_unanswered(link, unanswered)
+        if self._unanswered:  # more ended meanwhile: the ping above came before them
+            await self._checked(link, None)
+
+    async def _fail_unanswered(self, link: Link, unanswered: dict[int | str, str | None]
+                               ) -> None:
         for request_id, cut in unanswered.items():
             waiting = link.tap.waiting.get(request_id)
             if waiting is None:
