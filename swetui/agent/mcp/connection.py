@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from swetui.agent.mcp.errors import CallFailed, ConnectionLost, ServerUnavailable
-from swetui.agent.mcp.exchanges import ExchangeEnded
 from swetui.agent.mcp.servers_config import ServerConfig
 from swetui.agent.mcp.stderr_log import StderrLog
 from swetui.agent.tools.base import ToolResult
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
     from mcp.types import Tool
 
     from swetui.agent.mcp.client import Link
+    from swetui.agent.mcp.exchanges import ExchangeEnded
     from swetui.agent.mcp.tap import Waiting
 
 State = Literal["starting", "ready", "failed", "crashed", "stopped", "disabled"]
