@@ -6,7 +6,8 @@ it starts in a blink), able to misbehave the ways real servers do.
 Its tools: `echo(text)`; `noisy(text)` writes a line that is not JSON-RPC before a proper
 answer; `bad_shape` answers with a result that is not an object; `cut` writes half of an
 answer and nothing more; `garbage` writes a line that is not JSON and never answers; `drop`
-ends the process in the middle of the call (over HTTP: breaks the connection off).
+ends the process in the middle of the call (over HTTP: breaks the connection off); `flood`
+writes 500 lines of noise before its answer.
 `RAW_MARKER` (environment) names a file it writes its pid to.
 
 `answer(request, behaviour)` is shared with the HTTP variant in test_mcp_faults.py.
@@ -19,7 +20,7 @@ import os
 import sys
 from typing import Any
 
-TOOLS = ["echo", "noisy", "bad_shape", "cut", "garbage", "drop"]
+TOOLS = ["echo", "noisy", "bad_shape", "cut", "garbage", "drop", "flood"]
 
 
 def tool_list(padded: int) -> list[dict[str, Any]]:
@@ -55,6 +56,8 @@ def answer(request: dict[str, Any], padded: int = 0) -> list[str]:
     done = {"content": [{"type": "text", "text": f"{name}: {text}"}]}
     if name == "noisy":
         return ["debug: a log line printed to stdout by mistake", reply(request_id, done)]
+    if name == "flood":
+        return [f"noise {number}" for number in range(500)] + [reply(request_id, done)]
     if name == "bad_shape":
         return [reply(request_id, "not an object")]
     if name == "cut":

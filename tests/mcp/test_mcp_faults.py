@@ -78,14 +78,19 @@ async def test_malformed_answers_over_stdio_end_the_call_at_once(
         calls(("c1", "mcp__raw__noisy", {"text": "fine"})),
         calls(("c2", "mcp__raw__bad_shape", {})),
         calls(("c3", "mcp__raw__cut", {})),
-        calls(("c4", "mcp__raw__drop", {})),
+        calls(("c4", "mcp__raw__flood", {"text": "calm"})),
+        calls(("c5", "mcp__raw__drop", {})),
         answer("done"))
     session = open_session(workspace, provider, mode="auto")
     try:
         session.start()
         finished = await session.send("try them all")
         assert finished.error is None
-        noisy, bad_shape, cut, drop = results(session)
+        noisy, bad_shape, cut, flood, drop = results(session)
+        # 500 lines of noise: the answer after them counts, and the log is not flooded.
+        assert not flood.call.is_error and "flood: calm" in flood.content
+        logged = [line for line in session.mcp_log("raw") if "noise" in line]
+        assert 0 < len(logged) <= 25
         # A stray line on stdout is logged, and the proper answer after it still counts.
         assert not noisy.call.is_error and "noisy: fine" in noisy.content
         assert any("not a valid JSON-RPC message" in line and "a log line" in line

@@ -6,6 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from swetui.agent import ServerStatus
 from swetui.agent.approvals import ApprovalQueue
 from swetui.engine.budget import Budget, BudgetSettings
 from swetui.engine.context import ContextEngine
@@ -171,3 +172,19 @@ async def test_gauge_updates_from_a_worker_thread() -> None:
         gauge = app.query_one(BudgetGauge)
         await until(pilot, lambda: gauge.budget == engine.budget() != before,
                     "the gauge showed the change made in the thread")
+
+
+async def test_a_compact_gauge_says_how_many_mcp_servers_are_down() -> None:
+    app = GaugeApp(build_engine(), compact=True)
+    async with app.run_test(size=(40, 12)) as pilot:
+        gauge = app.query_one(BudgetGauge)
+        status = ServerStatus(name="a", origin="user", transport="stdio", target="a",
+                              state="ready")
+        gauge.show_servers((status, status.model_copy(update={"name": "b"}),
+                            status.model_copy(update={"name": "c"})))
+        await pilot.pause()
+        assert "3 servers" in gauge.render().plain and "down" not in gauge.render().plain
+        gauge.show_servers((status, status.model_copy(update={"name": "b", "state": "crashed"}),
+                            status.model_copy(update={"name": "c"})))
+        await pilot.pause()
+        assert "1 of 3 down" in gauge.render().plain  # at 80x24 a crash is not hidden

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 State = Literal["starting", "ready", "failed", "crashed", "stopped", "disabled"]
 PING_LIMIT = 10.0
 """Seconds a server may take to answer the ping that checks it is still there."""
+MALFORMED_LOGGED = 20
+"""Stray malformed frames logged per start (answers to calls are always logged)."""
 RESTART_HINT = "restart it with /mcp restart {name} (or ctrl+p → MCP: restart {name})"
 
 __all__ = ["CallFailed", "ServerConnection", "ServerUnavailable", "State"]
@@ -185,6 +187,11 @@ class ServerConnection:
     def _malformed(self, text: str, waiting: Waiting | None) -> None:
         self.malformed += 1
         self._last_malformed = text
+        if self.malformed > MALFORMED_LOGGED and waiting is None:
+            if self.malformed == MALFORMED_LOGGED + 1:
+                self.stderr.note("more messages that are not valid JSON-RPC follow; only "
+                                 "those answering a call are logged from now on")
+            return  # a server flooding its stdout must not flood the log
         where = f" (answering {waiting.what})" if waiting else ""
         self.stderr.note(f"not a valid JSON-RPC message{where}: {text}")
 

@@ -29,6 +29,8 @@ FRAME = 1 / 30
 
 MAX_SERVER_LINES = 6
 """MCP servers listed under the system layer (more are summed on one line)."""
+DOWN = ("failed", "crashed", "not started")
+"""MCP server states the gauge shows as a fault."""
 
 COMPACT_BELOW = 36
 """Terminal heights below this get the compact gauge (unless `compact` is set)."""
@@ -176,10 +178,15 @@ class BudgetGauge(Widget):
         if self.is_compact:
             sent = sum(status.sent_tokens for status in self.servers)
             tools = sum(len(status.tools) for status in self.servers)
+            down = sum(status.state in DOWN for status in self.servers)
             line = Text(no_wrap=True, overflow="ellipsis")
             line.append("  ⚙ MCP ", self._style("system"))
-            line.append(f"{format_tokens(sent)} · {tools} tools · {len(self.servers)} servers",
-                        self._style("label"))
+            line.append(f"{format_tokens(sent)} · ", self._style("label"))
+            if down:  # first, so that a narrow gauge still shows it
+                line.append(f"{down} of {len(self.servers)} down", self._style("over"))
+                line.append(f" · {tools} tools", self._style("label"))
+            else:
+                line.append(f"{tools} tools · {len(self.servers)} servers", self._style("label"))
             line.truncate(width)
             return [line]
         shown = list(self.servers[:MAX_SERVER_LINES])
@@ -199,7 +206,7 @@ class BudgetGauge(Widget):
         text.append(f"{status.name[:12]:<12}")
         text.append(f"{format_tokens(status.sent_tokens):>6}")
         if status.state != "ready":
-            style = "over" if status.state in ("failed", "crashed", "not started") else "label"
+            style = "over" if status.state in DOWN else "label"
             text.append(f" {status.state}", self._style(style))
         else:
             deferred = sum(1 for tool in status.tools if tool.state == "deferred")
