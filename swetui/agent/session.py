@@ -335,30 +335,21 @@ class AgentSession:
     def sessions(self) -> list[SessionInfo]:
         return list_sessions(self.workspace.paths.sessions)
 
-    # -- MCP servers -----------------------------------------------------------------------
+    # -- MCP servers (McpServers does it all; what each does: McpServers, api.Session) -----
 
     def mcp_servers(self) -> list[ServerStatus]:
-        """Every configured MCP server: state, tools, token costs."""
         return self.mcp.statuses()
 
     async def restart_mcp_server(self, name: str) -> str:
-        message = await self.mcp.restart(name)
-        self.record("mcp_restart", {"server": name, "message": message})
-        return message
+        return await self.mcp.restart(name)
 
     async def reload_mcp_servers(self) -> str | None:
-        """Apply a just-trusted `.mcp.json` now: its servers start in the background."""
-        message = await self.mcp.reload()
-        if message:
-            self.record("mcp_reload", {"message": message})
-        return message
+        return await self.mcp.reload()
 
     def set_mcp_server_dropped(self, name: str, dropped: bool) -> str:
-        """Drop a server's tools from the context or restore them (remembered)."""
         return self.mcp.set_server_dropped(name, dropped)
 
     def mcp_log(self, name: str) -> list[str]:
-        """A server's last stderr lines (redacted)."""
         return self.mcp.log_tail(name)
 
     # -- lifetime --------------------------------------------------------------------------

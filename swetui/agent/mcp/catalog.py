@@ -4,11 +4,13 @@ whose content is its schema exactly as sent, so its tokens are the schema's cost
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from swetui.agent.mcp.names import TOOL_SEARCH, item_id, tool_name
+from swetui.agent.tools.base import ToolError
 from swetui.engine.assembly import tool_schema_text
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
 from swetui.messages import ToolSchema
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
     from mcp.types import Tool
 
 ToolState = Literal["sent", "deferred", "loaded", "dropped"]
+SEARCH_RESULTS = 5
+"""Tools a `tool_search` query loads at most (exact names are all loaded)."""
 DESCRIPTION_LINE = 100
 """Characters of a deferred tool's description the model sees."""
 
@@ -75,3 +79,26 @@ def tool_item(schema: ToolSchema, state: ItemState, *, pinned: bool = False) -> 
     return ContextItem(id=item_id(schema.name), kind=ItemKind.TOOL_SCHEMA, layer=Layer.SYSTEM,
                        title=schema.name, content=tool_schema_text(schema), state=state,
                        stub=stub_of(schema), pinned=pinned)
+
+
+def matching_tools(candidates: dict[str, ToolSchema], arguments: dict[str, object]
+                   ) -> list[str]:
+    """The tools a `tool_search` call asks for: its exact `names`, then the best matches of
+    its `query` words in names and descriptions; raises ToolError for bad arguments."""
+    names = arguments.get("names") or []
+    query = arguments.get("query") or ""
+    if not isinstance(names, list) or not isinstance(query, str) or \
+            not (names or query.strip()):
+        raise ToolError("tool_search needs `names` (a list of tool names) or `query` "
+                        "(words to search)", summary="tool_search: bad arguments")
+    chosen = [str(n) for n in names if str(n) in candidates]
+    if query.strip():
+        words = [w for w in re.split(r"[^a-z0-9]+", query.lower()) if w]
+        scored = []
+        for name, schema in candidates.items():
+            text = f"{name} {schema.description}".lower()
+            score = sum(text.count(word) for word in words)
+            if score and name not in chosen:
+                scored.append((-score, name))
+        chosen += [name for _score, name in sorted(scored)[:SEARCH_RESULTS]]
+    return chosen

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ from swetui.agent.mcp.catalog import (
     TOOL_SEARCH_SCHEMA,
     ToolState,
     ToolStatus,
+    matching_tools,
     schema_of,
     tool_item,
 )
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 
 REASON = "mcp"
 """ItemsChanged reasons of swetui's own changes start with this (user choices do not)."""
-SEARCH_RESULTS = 5
 LOADED = "mcp_loaded"
 """The session-log record of tools `tool_search` loaded (a resumed session keeps them)."""
 Record = Callable[[str, dict[str, Any]], None]
@@ -137,7 +136,12 @@ class McpServers:
             self._changed()
         parts = [f"starting {', '.join(fresh)}"] if fresh else []
         parts += [f"stopped {', '.join(gone)}"] if gone else []
-        return f"MCP servers: {'; '.join(parts)}" if parts else None
+        if not parts:
+            return None
+        message = f"MCP servers: {'; '.join(parts)}"
+        if self._record is not None:
+            self._record("mcp_reload", {"message": message})
+        return message
 
     async def wait_started(self) -> None:
         """Until every server has started or failed (a turn waits for this)."""
@@ -150,8 +154,12 @@ class McpServers:
         await connection.start()
         self._changed(self._failures([connection]))
         if connection.state == "ready":
-            return f"MCP server {name} restarted: {len(connection.tools)} tools"
-        return f"MCP server {name} did not start: {connection.error}"
+            message = f"MCP server {name} restarted: {len(connection.tools)} tools"
+        else:
+            message = f"MCP server {name} did not start: {connection.error}"
+        if self._record is not None:
+            self._record("mcp_restart", {"server": name, "message": message})
+        return message
 
     async def aclose(self) -> None:
         if self._starting is not None and not self._starting.done():
@@ -318,24 +326,9 @@ class McpServers:
 
     def search(self, arguments: dict[str, object]) -> ToolResult:
         """`tool_search`: load the schemas of the deferred tools asked for."""
-        names = arguments.get("names") or []
-        query = arguments.get("query") or ""
-        if not isinstance(names, list) or not isinstance(query, str) or \
-                not (names or query.strip()):
-            raise ToolError("tool_search needs `names` (a list of tool names) or `query` "
-                            "(words to search)", summary="tool_search: bad arguments")
         candidates = {name: schema for name, (c, _t, schema) in self._schemas.items()
                       if not self.choices.dropped(c.name, name)}
-        chosen = [str(n) for n in names if str(n) in candidates]
-        if query.strip():
-            words = [w for w in re.split(r"[^a-z0-9]+", query.lower()) if w]
-            scored = []
-            for name, schema in candidates.items():
-                text = f"{name} {schema.description}".lower()
-                score = sum(text.count(word) for word in words)
-                if score and name not in chosen:
-                    scored.append((-score, name))
-            chosen += [name for _score, name in sorted(scored)[:SEARCH_RESULTS]]
+        chosen = matching_tools(candidates, arguments)
         if not chosen:
             return ToolResult(content="No MCP tool matches; the deferred tools are listed "
                               "under 'Deferred tools'.", summary="tool_search: nothing found")
