@@ -8,6 +8,7 @@ from pathlib import Path
 from swetui.agent.tools.workspace import resolve_inside
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
+from swetui.engine.payloads import FilePayload
 from swetui.engine.sources import read_text_file
 from swetui.files import read_error
 
@@ -29,11 +30,14 @@ def add_workspace_file(engine: ContextEngine, root: Path, path: str) -> ContextI
         raise ValueError(read_error(relative, exc)) from None
     if loaded is None:
         raise ValueError(f"{path}: binary file, not added")
+    payload = FilePayload(mtime_ns=loaded.mtime_ns)
     for item in engine.by_source(relative):
         if item.kind is ItemKind.FILE and item.origin is Origin.USER:
-            return engine.set_content(item.id, loaded.text, reason="re-added")
+            return engine.update(item.id, content=loaded.text, payload=payload,
+                                 reason="re-added")
     note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
     item = ContextItem(id=engine.new_id("f"), kind=ItemKind.FILE, layer=Layer.TASK,
                        title=f"{relative}{note}", content=loaded.text, origin=Origin.USER,
-                       source=Source(path=relative), turn_created=engine.turn)
+                       source=Source(path=relative), turn_created=engine.turn,
+                       payload=payload)
     return engine.add(item, reason=f"you added {relative}")

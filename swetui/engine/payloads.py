@@ -1,5 +1,6 @@
 """What an item carries beyond its text, typed per kind: a tool call's name, arguments and
-outcome, an assistant message's calls, a grep's terms and what a compaction created.
+outcome, a file's modification time, an assistant message's calls, a grep's terms and what
+a compaction created.
 
 A payload is tagged by `type`, so a session log names the payload it stored and reading it
 back gives the same class (`ContextItem.payload` is a union discriminated on that tag). The
@@ -38,6 +39,15 @@ class ToolCallPayload(Payload):
     """The one-line result (what the transcript and a folded stub show)."""
     refreshed: str | None = None
     """Set when the user re-read the call's file from disk ("refreshed … in turn N")."""
+
+
+class FilePayload(Payload):
+    """A file's text as read from disk (`source.path` names the file)."""
+
+    type: Literal["file"] = "file"
+    mtime_ns: int | None = None
+    """The file's modification time (ns) when its text was read: a resumed session re-reads
+    the file when the time on disk differs (it changed while swetui was closed)."""
 
 
 class AssistantPayload(Payload):
@@ -127,8 +137,8 @@ CompactionPayload = (ExchangePayload | RunningSummaryPayload | ReferenceIndexPay
 """What a compaction creates an item with."""
 
 ItemPayload = Annotated[
-    ToolCallPayload | AssistantPayload | GrepPayload | ExchangePayload | RunningSummaryPayload
-    | ReferenceIndexPayload | HandoffPayload,
+    ToolCallPayload | FilePayload | AssistantPayload | GrepPayload | ExchangePayload
+    | RunningSummaryPayload | ReferenceIndexPayload | HandoffPayload,
     Field(discriminator="type"),
 ]
 """Every payload an item can carry (None: the kind carries nothing beyond its text)."""

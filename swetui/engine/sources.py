@@ -34,6 +34,9 @@ class LoadedText:
 
     text: str
     notes: list[str] = field(default_factory=list)
+    mtime_ns: int | None = None
+    """The file's modification time, taken before reading (so a write during the read
+    leaves a time older than the text, and a later check reads the file again)."""
 
 
 def read_text_file(path: Path, max_bytes: int, *, name: str | None = None,
@@ -42,6 +45,7 @@ def read_text_file(path: Path, max_bytes: int, *, name: str | None = None,
     further; non-UTF-8 is decoded with replacement characters; both are noted. A FIFO, device
     or socket raises `NotRegularFile` (an OSError) without blocking (see `open_regular`)."""
     with open_regular(path, name=name, follow_symlinks=follow_symlinks) as handle:
+        mtime_ns = os.fstat(handle.fileno()).st_mtime_ns
         data = handle.read(max_bytes + 1)
         size = os.fstat(handle.fileno()).st_size
     if looks_binary(data):
@@ -62,7 +66,7 @@ def read_text_file(path: Path, max_bytes: int, *, name: str | None = None,
         else:
             text = data.decode("utf-8", errors="replace")
             notes.append("not valid UTF-8; undecodable bytes shown as �")
-    return LoadedText(text, notes)
+    return LoadedText(text, notes, mtime_ns)
 
 
 def read_workspace_text(root: Path, rel: str, max_bytes: int) -> LoadedText | None:

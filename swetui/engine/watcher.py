@@ -18,7 +18,8 @@ from watchfiles import Change, awatch
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState
-from swetui.engine.sources import MEMORY_MAX_BYTES, read_workspace_text
+from swetui.engine.payloads import FilePayload, ItemPayload
+from swetui.engine.sources import MEMORY_MAX_BYTES, LoadedText, read_workspace_text
 from swetui.files import TOOL_DIRS, NotRegularFile
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,8 @@ def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bo
     changes: dict[str, object] = {}
     if engine.redact(loaded.text) != item.content:
         changes["content"] = loaded.text
+    if (payload := _file_payload(item, loaded)) != item.payload:
+        changes["payload"] = payload
     if item.state is ItemState.STALE:
         changes["state"] = ItemState.INCLUDED
         changes["stale_reason"] = None
@@ -115,6 +118,38 @@ def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bo
         return False
     engine.update(item.id, reason="changed on disk", **changes)
     return True
+
+
+def _file_payload(item: ContextItem, loaded: LoadedText) -> ItemPayload | None:
+    """A file item's payload after its file was read again (others keep theirs)."""
+    if item.kind is ItemKind.FILE or isinstance(item.payload, FilePayload):
+        return FilePayload(mtime_ns=loaded.mtime_ns)
+    return item.payload
+
+
+def changed_while_closed(engine: ContextEngine, root: Path) -> list[str]:
+    """Bring a resumed session's file items up to date with the disk: each file whose
+    modification time differs from the one its item recorded (or that is gone) is handled as
+    the watcher handles a change (re-read; `read_file` results that showed it turn stale).
+    Returns those files' paths. Items without a recorded time (older logs) stay as they are."""
+    changed: dict[str, bool] = {}
+    for item in engine:
+        payload, rel = item.payload, item.source.path
+        if not isinstance(payload, FilePayload) or payload.mtime_ns is None or not rel \
+                or item.state is ItemState.DROPPED or rel in changed:
+            continue
+        try:
+            now: int | None = os.stat(root / rel).st_mtime_ns
+        except FileNotFoundError:
+            now = None
+        except OSError:
+            continue  # unreadable now: the item keeps what it has, as the watcher would
+        if now != payload.mtime_ns:
+            changed[rel] = now is None
+    with engine.batch("files changed on disk while swetui was closed"):
+        for rel, deleted in changed.items():
+            apply_change(engine, root, rel, deleted=deleted)
+    return sorted(changed)
 
 
 def refresh(engine: ContextEngine, root: Path, item_id: str) -> ContextItem:
@@ -136,6 +171,8 @@ def refresh(engine: ContextEngine, root: Path, item_id: str) -> ContextItem:
     if item.kind is ItemKind.TOOL_CALL:
         changes["payload"] = item.call.model_copy(
             update={"refreshed": f"refreshed from disk in turn {engine.turn}"})
+    else:
+        changes["payload"] = _file_payload(item, loaded)
     state = ItemState.INCLUDED if item.state is ItemState.STALE else item.state
     return engine.update(item_id, content=loaded.text, state=state, reason="refreshed from disk",
                          **changes)

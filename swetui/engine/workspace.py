@@ -21,6 +21,7 @@ from swetui.engine.items import ItemKind
 from swetui.engine.sources import memory_items, system_items
 from swetui.engine.store import SessionLog, SessionStore, load_session, session_files
 from swetui.engine.tokens import TokenCounter
+from swetui.engine.watcher import changed_while_closed
 from swetui.messages import ToolSchema
 from swetui.paths import WorkspacePaths
 
@@ -112,6 +113,11 @@ def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema]
         replayed = loaded.events
         _replay(engine, loaded.events)
     engine.recorder = lambda item: store.append("item", {"item": item_record(item, blobs)})
+    if loaded is not None and (changed := changed_while_closed(engine, root)):
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5
+                                          else "")
+        notices.append(f"changed on disk since this session was saved: {shown} (re-read; "
+                       "earlier reads of them are marked stale)")
     return Workspace(root, settings, paths, engine, store, notices, replayed)
 
 

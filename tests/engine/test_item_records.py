@@ -21,6 +21,7 @@ from swetui.engine.items import ContextItem, FoldRecord, ItemKind, ItemState, La
 from swetui.engine.payloads import (
     AssistantPayload,
     ExchangePayload,
+    FilePayload,
     GrepPayload,
     ReferenceIndexPayload,
     RunningSummaryPayload,
@@ -196,6 +197,7 @@ payloads = st.one_of(
     st.builds(ToolCallPayload, name=_texts, arguments=st.dictionaries(_texts, _json_value,
                                                                       max_size=4),
               is_error=st.booleans(), summary=_texts, refreshed=st.none() | _texts),
+    st.builds(FilePayload, mtime_ns=st.none() | st.integers(min_value=0, max_value=2**63 - 1)),
     st.builds(AssistantPayload, tool_call_ids=st.tuples(_ids, _ids) | st.just(()),
               reasoning=_texts, interrupted=st.booleans()),
     st.builds(GrepPayload, terms=st.lists(_texts, max_size=3).map(tuple),

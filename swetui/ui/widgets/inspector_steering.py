@@ -14,7 +14,8 @@ from typing import Literal
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState
-from swetui.engine.sources import read_workspace_text
+from swetui.engine.payloads import FilePayload
+from swetui.engine.sources import LoadedText, read_workspace_text
 from swetui.files import read_error
 
 REFRESHABLE = frozenset({ItemKind.FILE, ItemKind.MEMORY_FILE, ItemKind.SESSION_NOTES})
@@ -63,7 +64,7 @@ class Unreadable:
     severity: Literal["warning", "error"]
 
 
-def read_item_file(root: Path, relative: str, current: int = 0) -> str | Unreadable:
+def read_item_file(root: Path, relative: str, current: int = 0) -> LoadedText | Unreadable:
     """The text of an item's file (`relative` to `root`, still inside it); blocking. Reads up
     to `REFRESH_MAX_BYTES`, or the item's `current` size in characters if that is more."""
     limit = max(REFRESH_MAX_BYTES, current)
@@ -75,7 +76,7 @@ def read_item_file(root: Path, relative: str, current: int = 0) -> str | Unreada
         return Unreadable(read_error(relative, exc), "error")
     if loaded is None:
         return Unreadable(f"{relative} is now a binary file", "error")
-    return loaded.text
+    return loaded
 
 
 async def refresh_from_disk(engine: ContextEngine, root: Path,
@@ -87,12 +88,14 @@ async def refresh_from_disk(engine: ContextEngine, root: Path,
         item = engine.get(item_id) if item_id in engine else None
         if item is None or not item.source.path:
             continue
-        text = await asyncio.to_thread(read_item_file, root, item.source.path,
-                                       len(item.content))
-        if isinstance(text, Unreadable):
-            problems.append(text)
+        loaded = await asyncio.to_thread(read_item_file, root, item.source.path,
+                                         len(item.content))
+        if isinstance(loaded, Unreadable):
+            problems.append(loaded)
         elif item_id in engine:
-            engine.update(item_id, content=text, original=None, state=ItemState.INCLUDED,
-                          reason="refreshed from disk")
+            payload = FilePayload(mtime_ns=loaded.mtime_ns) if item.kind is ItemKind.FILE \
+                else item.payload
+            engine.update(item_id, content=loaded.text, original=None, payload=payload,
+                          state=ItemState.INCLUDED, reason="refreshed from disk")
             refreshed += 1
     return refreshed, problems
