@@ -215,6 +215,11 @@ def _section(result: Message, call: ToolCall | None) -> str:
         title = "Contents of" if tool == "list_dir" else "Files matching"
         return f"{title} {where}:\n\n{_fence(content or '(empty)', 'text', _EXCERPT_LINES)}"
     if tool in ("edit_file", "write_file"):
+        hunks = [line.strip().partition(":")[0] for line in content.splitlines()
+                 if line.startswith(("  kept hunk ", "  rejected hunk "))]
+        if hunks:  # the user kept only some hunks: say which, never "the edit"
+            return (f"Applied part of the edit to `{args.get('path', '')}`: "
+                    f"{', '.join(hunks)}; the rejected lines were left as they were.")
         verb = "Applied the edit to" if tool == "edit_file" else "Wrote"
         detail = f"\n\n{_first_lines(content, 3)}" if content.strip() else ""
         return f"{verb} `{args.get('path', '')}`.{detail}"

@@ -27,6 +27,25 @@ def _what(action: PendingAction | None, fallback: str) -> str:
     return one_line(f"{action.kind} {target}".strip())
 
 
+def action_id_of(event: ApprovalEvent) -> str:
+    """The id of the action an approval event is about."""
+    if isinstance(event, ApprovalRequested):
+        return event.action.id
+    return event.action_id
+
+
+def _kept_hunks(kept: list[int] | None, action: PendingAction | None) -> str:
+    """" (kept hunk 1 of 2)": counted from 1, as the model is told; empty when whole."""
+    if not kept:
+        return ""
+    total = len(action.hunks) if action is not None else 0
+    if total and len(kept) >= total:
+        return ""
+    numbers = ", ".join(str(index + 1) for index in sorted(kept))
+    of = f" of {total}" if total else ""
+    return f" (kept hunk{'s' if len(kept) != 1 else ''} {numbers}{of})"
+
+
 def decision_line(event: ApprovalEvent) -> Text:
     """The line the transcript records for an approval event."""
     match event:
@@ -42,8 +61,7 @@ def decision_line(event: ApprovalEvent) -> Text:
             who = DECIDERS.get(by, "you")
             if decision.approved:
                 line = Text("✓ ", style="bold green")
-                hunks = decision.hunks
-                partial = f" (hunks {', '.join(str(h) for h in hunks)})" if hunks else ""
+                partial = _kept_hunks(decision.hunks, action)
                 edited = " (edited)" if decision.edited else ""
                 line.append(f"Approved {what}{partial}{edited} by {who}")
             else:

@@ -34,7 +34,7 @@ from swetui.ui.bridge import EventBridge, SessionEvent, StreamText
 from swetui.ui.commands import MODES, SlashCommands, completion_entries
 from swetui.ui.compaction_preview import CompactionPreview, compact_after_preview
 from swetui.ui.mentions import add_mentioned_paths
-from swetui.ui.screens.approval_lines import decision_line
+from swetui.ui.screens.approval_lines import action_id_of, decision_line
 from swetui.ui.screens.layout import size_classes, too_small_hint
 from swetui.ui.screens.modals import open_modal
 from swetui.ui.screens.trust_review import review_workspace_trust
@@ -147,7 +147,8 @@ class WorkspaceScreen(Screen[None]):
             case ApprovalRequested() | ApprovalDecided() | ApprovalCancelled():
                 self.approvals.sync()
                 self._update_pending()
-                self.transcript.notice(decision_line(event), "decision")
+                self.transcript.approval(action_id_of(event), decision_line(event),
+                                         waiting=isinstance(event, ApprovalRequested))
                 if isinstance(event, ApprovalRequested) and self.status.running:
                     self.status.activity = "Waiting for your approval (F5)…"
             case ModeChanged(mode=mode):
@@ -183,6 +184,9 @@ class WorkspaceScreen(Screen[None]):
     def on_approval_queue_pane_count_changed(self, message: ApprovalQueuePane.CountChanged) -> None:
         self.header.pending = message.count
         self.query_one("#sidebar").set_class(message.count > 0, "-pending")
+        if message.count == 0 and self.focused is not None \
+                and self._within(self.focused, self.approvals):
+            self.prompt.input.focus()  # nothing left to decide: back to the prompt
 
     def on_workspace_header_badge_clicked(self) -> None:
         self.action_focus_pane("approvals")

@@ -57,6 +57,8 @@ class Transcript(VerticalScroll):
         self._reasoning: ReasoningBlock | None = None
         self._answer: AnswerBlock | None = None
         self._actions: dict[str, ActionEntry] = {}
+        self._waiting: dict[str, NoticeLine] = {}
+        """The "waiting for approval" line of each pending action, by action id."""
         self.turn: int | None = None
 
     # -- writing -------------------------------------------------------------------------
@@ -81,6 +83,18 @@ class Transcript(VerticalScroll):
         """A line from swetui (command results, decisions, compactions)."""
         self._add(NoticeLine(content, kind=kind))
 
+    def approval(self, action_id: str, line: RenderableType, *, waiting: bool) -> None:
+        """An approval's line: an action's "waiting" line becomes its decision in place, so
+        nothing still says it waits once it is decided."""
+        entry = self._waiting.pop(action_id, None)
+        if waiting or entry is None or not entry.is_attached:
+            entry = NoticeLine(line, kind="decision")
+            self._add(entry)
+        else:
+            entry.update(line)
+        if waiting:
+            self._waiting[action_id] = entry
+
     def markdown(self, text: str) -> None:
         """A block of Markdown from swetui (notes, help)."""
         self._add(Markdown(terminal_safe(text), classes="entry notice-markdown"))
@@ -91,6 +105,7 @@ class Transcript(VerticalScroll):
     def clear(self) -> None:
         self._close_blocks()
         self._actions.clear()
+        self._waiting.clear()
         self.remove_children()
 
     def stream(self, turn: int, kind: str, text: str) -> None:
