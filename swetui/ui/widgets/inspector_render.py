@@ -7,7 +7,8 @@ its style meta so a click knows which row and column it hit.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from rich.style import Style
@@ -81,8 +82,9 @@ def render_row(row: Row, engine: ContextEngine, rows: InspectorRows, selected: s
         ids = rows.items_in(row.layer)
         tokens = sum(engine.sent_tokens(item_id) for item_id in ids)
         chosen = sum(1 for item_id in ids if item_id in selected)
+        states = Counter(engine.get(item_id).state for item_id in ids if item_id in engine)
         return render_header(row.layer, len(ids), tokens, width, selected=chosen, row=index,
-                             styles=styles)
+                             styles=styles, states=states)
     try:
         item = engine.get(row)
     except UnknownItem:
@@ -155,15 +157,28 @@ def render_group(server: str, ids: list[str], engine: ContextEngine, width: int,
 
 
 def render_header(layer: Layer, count: int, tokens: int, width: int, *, selected: int,
-                  row: int, styles: RowStyles) -> Text:
-    """The row that opens a layer's group: name, item count, sent tokens."""
+                  row: int, styles: RowStyles,
+                  states: Mapping[ItemState, int] | None = None) -> Text:
+    """The row that opens a layer's group: name, item count (split by state when some
+    are not sent whole), sent tokens."""
     meta = Style(meta={"row": row})
-    label = f"{LAYER_TITLES[layer]} · {count} item{'s' if count != 1 else ''}"
+    label = f"{LAYER_TITLES[layer]} · {_count_label(count, states or {})}"
     if selected:
         label += f" · {selected} selected"
     opener = Text(no_wrap=True, end="")
     opener.append("▾ ", styles.header + meta)
     return _label_and_tokens(opener, label, tokens, width, styles.header + meta, meta)
+
+
+def _count_label(count: int, states: Mapping[ItemState, int]) -> str:
+    """"12 items", or "9 sent · 3 compacted" when some are not sent whole: the count
+    of what is sent falls when items fold, instead of growing with what a compaction adds."""
+    whole = states.get(ItemState.INCLUDED, 0) + states.get(ItemState.STALE, 0)
+    if whole >= count:
+        return f"{count} item{'s' if count != 1 else ''}"
+    out = [f"{states[state]} {state.value}" for state in ItemState
+           if states.get(state) and state not in (ItemState.INCLUDED, ItemState.STALE)]
+    return " · ".join([f"{whole} sent", *out])
 
 
 def _label_and_tokens(text: Text, label: str, tokens: int, width: int, style: Style,

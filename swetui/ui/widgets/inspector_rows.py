@@ -12,10 +12,9 @@ from bisect import insort
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from swetui.agent import (
-    mcp_server_of,
-)
-from swetui.engine.items import LAYER_ORDER, ContextItem, Layer
+from swetui.agent import mcp_server_of
+from swetui.engine.items import LAYER_ORDER, ContextItem, ItemState, Layer
+from swetui.engine.payloads import CompactionOutput, RunningSummaryPayload
 
 
 @dataclass(frozen=True)
@@ -29,6 +28,17 @@ class HeaderRow:
 
 Row = HeaderRow | str
 """A header, or the id of an item."""
+
+
+def listed(item: ContextItem) -> bool:
+    """Whether the inspector shows an item. Not what an undone compaction made, nor a running
+    summary a newer one replaced: neither can be sent again, and listing them made two
+    "Running summary" rows. Both stay in the archive (recall still finds them)."""
+    payload = item.payload
+    if isinstance(payload, CompactionOutput) and payload.undone:
+        return False
+    return not (isinstance(payload, RunningSummaryPayload)
+                and item.state is ItemState.COMPACTED)
 
 
 class InspectorRows:
@@ -55,7 +65,9 @@ class InspectorRows:
         self._rank.clear()
         self._next_rank = 0
         for item in items:
-            rank = self._rank_of(item.id)
+            rank = self._rank_of(item.id)  # ranked even when hidden: engine order if shown
+            if not listed(item):
+                continue
             self._layer[item.id] = item.effective_layer
             self._groups[item.effective_layer].append((rank, item.id))
         self._flatten()
@@ -63,7 +75,9 @@ class InspectorRows:
     def apply(self, item: ContextItem | None, item_id: str) -> bool:
         """Take in one changed item (None when it is gone); True if the row order changed."""
         current = self._layer.get(item_id)
-        if item is None:
+        if item is not None:
+            self._rank_of(item_id)
+        if item is None or not listed(item):
             if current is None:
                 return False
             self._groups[current].remove((self._rank[item_id], item_id))

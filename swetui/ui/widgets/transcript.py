@@ -27,7 +27,6 @@ from swetui.agent import (
 from swetui.engine.events import (
     CompactionFinished,
     CompactionStarted,
-    CompactionUndone,
     EngineNotice,
 )
 from swetui.text import one_line, terminal_safe
@@ -186,9 +185,6 @@ class Transcript(VerticalScroll):
                     f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}"
                     f" tokens ({-event.reduction:+.0f}%) in {event.duration_ms:.0f} ms"
                     " · /undo compaction to restore"), "compaction")
-            case CompactionUndone():
-                self.notice(f"↺ Compaction undone: {len(event.restored)} items restored",
-                            "compaction")
             case EngineNotice():
                 prefix = "! " if event.level == "warning" else "⇣ "
                 self.notice(Text(f"{prefix}{terminal_safe(event.message)}"), event.level)
