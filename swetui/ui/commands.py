@@ -24,6 +24,7 @@ from swetui.files import read_error
 from swetui.text import one_line, terminal_safe
 from swetui.ui.compaction_preview import CompactionPreview, compact_after_preview
 from swetui.ui.mcp_command import run_mcp
+from swetui.ui.widgets.inspector_render import STATE_HELP
 from swetui.ui.widgets.status import format_tokens
 from swetui.ui.widgets.transcript import Transcript
 
@@ -286,8 +287,15 @@ class SlashCommands:
         keys.add_column("")
         for key, what in KEYS_HELP:
             keys.add_row(key, what)
+        states = Table(title="Context item states (the inspector, F4; ? there too)",
+                       title_justify="left", box=None, padding=(0, 1))
+        states.add_column("state", style="bold")
+        states.add_column("")
+        for word, meaning in STATE_HELP:
+            states.add_row(word, meaning)
         self.say(table)
         self.say(keys)
+        self.say(states)
         self.say(Text(f"Type @ to add a workspace file to the context. Tokens: "
                       f"{format_tokens(self.session.engine.budget().total)} in use.",
                       style="dim"))

@@ -343,3 +343,24 @@ async def test_two_thousand_items_update_incrementally() -> None:
                     "t1500 was dropped")
         assert inspector.rows.rows is rows_before  # no re-flatten for an in-place change
         assert inspector.cursor_item.id == "t1500"
+
+
+async def test_question_mark_explains_the_states_and_a_header_key_says_what_to_do() -> None:
+    engine = build_engine()
+    app = InspectorApp(engine)
+    async with app.run_test(size=(40, 30)) as pilot:
+        inspector = app.query_one(ContextInspector)
+        inspector.focus()
+        await pilot.press("question_mark")
+        await until(pilot, lambda: any("folded by a compaction" in note.message
+                                       for note in app._notifications), "the legend")
+        legend = next(note.message for note in app._notifications
+                      if note.title == "Context item states")
+        for word in ("sent", "drop", "comp", "stale", "✎", "◆"):
+            assert f"\n{word} " in f"\n{legend}", legend
+        before = [item.state for item in engine]
+        inspector.action_first()  # the first row is the system layer's header
+        await pilot.press("d")
+        await until(pilot, lambda: any("layer header" in note.message
+                                       for note in app._notifications), "said what to do")
+        assert [item.state for item in engine] == before  # and dropped nothing

@@ -23,7 +23,7 @@ from textual.strip import Strip
 from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.engine.items import ContextItem, Layer
 from swetui.ui.widgets.gauge import component_foreground
-from swetui.ui.widgets.inspector_render import RowStyles, render_row
+from swetui.ui.widgets.inspector_render import RowStyles, legend, render_row
 from swetui.ui.widgets.inspector_rows import HeaderRow, InspectorRows, Row
 from swetui.ui.widgets.inspector_steering import (
     is_refreshable,
@@ -90,6 +90,7 @@ class ContextInspector(ScrollView, can_focus=True):
         Binding("r", "refresh_item", "Refresh"),
         Binding("c", "compact", "Compact"),
         Binding("w", "what_is_sent", "What is sent"),
+        Binding("question_mark", "legend", "States"),
     ]
 
     class CompactRequested(Message):
@@ -276,7 +277,15 @@ class ContextInspector(ScrollView, can_focus=True):
     # -- key actions (through the engine's public API; modals via the screen) ---------------
 
     def _items(self) -> list[ContextItem]:
+        if not self.targets() and isinstance(self._cursor_row, HeaderRow):
+            # Never silently nothing: a key on a header says how to act on the layer.
+            self.notify("That is a layer header: space selects its items, then the key acts "
+                        "on all of them", severity="warning")
         return [item for item_id in self.targets() if (item := self.item(item_id)) is not None]
+
+    def action_legend(self) -> None:
+        """Say what the state words and marks of the rows mean."""
+        self.notify(legend(), title="Context item states", timeout=20, markup=False)
 
     def action_pin(self) -> None:
         """Pin the targets (all already pinned: unpin them)."""

@@ -40,6 +40,25 @@ STATE_LABELS: dict[ItemState, str] = {
     ItemState.ARCHIVED: "arch",
 }
 
+STATE_HELP: tuple[tuple[str, str], ...] = (
+    ("sent", "sent to the model in full"),
+    ("drop", "left out of the request (d brings it back)"),
+    ("comp", "folded by a compaction: a header or summary stands in for it (d restores)"),
+    ("stale", "its file changed on disk since it was read (r re-reads it)"),
+    ("defer", "an MCP tool sent as its name only, until the model loads it"),
+    ("arch", "in the archive only: not sent, the model can recall it"),
+    (PIN_MARK, "pinned: always sent in full, never dropped or compacted (p)"),
+    (EDITED_MARK, "edited by you: your version is sent (e; ctrl+r in the editor restores)"),
+    (SELECTED_MARK, "selected: d, p, c and r act on every selected item (space, a)"),
+)
+"""What each state word and mark of an inspector row means (the legend: ? and /help)."""
+
+
+def legend() -> str:
+    """The inspector's legend as plain text, one state or mark a line."""
+    return "\n".join(f"{word:<5} {meaning}" for word, meaning in STATE_HELP)
+
+
 LAYER_TITLES: dict[Layer, str] = {
     Layer.SYSTEM: "System",
     Layer.MEMORY: "Memory",
