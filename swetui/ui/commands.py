@@ -287,15 +287,11 @@ class SlashCommands:
         keys.add_column("")
         for key, what in KEYS_HELP:
             keys.add_row(key, what)
-        states = Table(title="Context item states (the inspector, F4; ? there too)",
-                       title_justify="left", box=None, padding=(0, 1))
-        states.add_column("state", style="bold")
-        states.add_column("")
-        for word, meaning in STATE_HELP:
-            states.add_row(word, meaning)
         self.say(table)
         self.say(keys)
-        self.say(states)
+        words = " · ".join(word for word, _ in STATE_HELP)
+        self.say(Text(f"Context item states and marks: {words}. ? in the inspector (F4) says "
+                      "what each means.", style="dim"))
         self.say(Text(f"Type @ to add a workspace file to the context. Tokens: "
                       f"{format_tokens(self.session.engine.budget().total)} in use.",
                       style="dim"))
