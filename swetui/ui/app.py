@@ -13,6 +13,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
+from textual.theme import Theme
 from textual.widgets import Input, TextArea
 
 from swetui.agent import (
@@ -28,6 +29,7 @@ from swetui.text import one_line, terminal_safe
 from swetui.ui.control_filter import CONTROL_FILTER
 from swetui.ui.palette import PROVIDERS
 from swetui.ui.screens.main import WorkspaceScreen
+from swetui.ui.theme_choice import chosen_theme, remember_theme
 from swetui.ui.themes import ThemeCatalog, load_themes
 
 EXIT_OPEN_FAILED = 2
@@ -55,18 +57,36 @@ class SweTuiApp(App[int]):
         self.catalog: ThemeCatalog = load_themes(theme_dirs)
         for registered in self.catalog.themes.values():
             self.register_theme(registered)
-        wanted = theme or self.options.theme or session.workspace.settings.theme
+        wanted = theme or self.options.theme or chosen_theme() \
+            or session.workspace.settings.theme
         name, self._theme_problem = self.catalog.pick(wanted)
         self.theme = name
+        for builtin in list(self.available_themes):
+            # One list everywhere (the palette, Textual's picker, --theme's message): ours.
+            if builtin not in self.catalog.themes and builtin != name:
+                self.unregister_theme(builtin)
 
     def on_mount(self) -> None:
         self.push_screen(WorkspaceScreen(self.session))
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         for problem in self.catalog.errors:
             self.notify(problem, title="Theme not loaded", severity="warning", timeout=10)
         if self._theme_problem:
             self.notify(self._theme_problem, title="Theme", severity="warning", timeout=10)
         if self.watch_files:
             self._watch_workspace()
+
+    def _remember_theme(self, theme: Theme) -> None:
+        """A theme chosen while running (the palette) is the one the next start uses."""
+        self._write_theme_choice(theme.name)
+
+    @work(thread=True, group="theme", exclusive=True, exit_on_error=False)
+    def _write_theme_choice(self, name: str) -> None:
+        try:
+            remember_theme(name)
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"The theme choice is not remembered: {exc}",
+                                  severity="warning")
 
     @work(group="watch", exclusive=True, exit_on_error=False)
     async def _watch_workspace(self) -> None:

@@ -175,13 +175,18 @@ class McpCommands(_Commands):
 
 
 class ThemeCommands(_Commands):
-    """Every registered theme, bundled and the user's."""
+    """Every registered theme, bundled and the user's: found by typing (e.g. "theme"), not
+    listed when the palette opens, so its commands come first."""
+
+    async def discover(self) -> Hits:
+        return
+        yield
 
     def commands(self) -> list[Command]:
         app = self.app
         return [(f"Theme: {name}", partial(setattr, app, "theme", name),
                  "current" if name == app.theme else "")
-                for name in sorted(app.available_themes) if not name.startswith("textual-ansi")]
+                for name in sorted(app.available_themes)]
 
 
 PROVIDERS = (WorkspaceCommands, ContextCommands, ApprovalCommands, GaugeCommands,

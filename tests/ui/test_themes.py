@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.command import CommandList, CommandPalette
 
 from swetui.paths import user_themes_dir
 from swetui.ui.themes import (
@@ -73,3 +74,35 @@ async def test_theme_flag_and_palette_switch(make_app) -> None:
         assert app.theme == "swetui-dusk"
         await palette(pilot, "swetui-lig", expect="swetui-light")
         await until(pilot, lambda: app.theme == "swetui-light", "the light theme is on")
+
+
+async def test_one_list_of_themes_commands_first_and_the_choice_remembered(make_app) -> None:
+    app = make_app()
+    ours = set(app.catalog.themes)
+    async with app.run_test(size=(120, 30)) as pilot:
+        # One list: the palette, Textual's own theme picker and --theme's message agree.
+        assert set(app.available_themes) == ours
+        _, problem = app.catalog.pick("nosuch")
+        assert problem is not None and all(name in problem for name in ours)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        palette_screen = app.screen
+        options = palette_screen.query_one(CommandList)
+        await until(pilot, lambda: options.option_count > 5
+                    and not any(worker.node is palette_screen for worker in app.workers),
+                    "the palette listed its commands")
+        shown = [str(options.get_option_at_index(index).prompt)
+                 for index in range(options.option_count)]
+        assert not any(row.startswith("Theme: ") for row in shown[:options.option_count]), \
+            shown  # themes come when asked for (type "theme"), not before every command
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is not palette_screen, "the palette closed")
+        await palette(pilot, "swetui-lig", expect="swetui-light")
+        await until(pilot, lambda: app.theme == "swetui-light", "the light theme is on")
+    again = make_app()
+    async with again.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: again.theme == "swetui-light",
+                    "the chosen theme is back after a restart")
+    flagged = make_app(theme="swetui-dusk")
+    async with flagged.run_test(size=(120, 30)) as pilot:
+        assert flagged.theme == "swetui-dusk"  # --theme still wins for one run
