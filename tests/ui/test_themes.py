@@ -8,6 +8,7 @@ import pytest
 from textual.command import CommandList, CommandPalette
 
 from swetui.paths import user_themes_dir
+from swetui.ui.theme_choice import chosen_theme
 from swetui.ui.themes import (
     DEFAULT_THEME,
     ThemeError,
@@ -99,6 +100,7 @@ async def test_one_list_of_themes_commands_first_and_the_choice_remembered(make_
         await until(pilot, lambda: app.screen is not palette_screen, "the palette closed")
         await palette(pilot, "swetui-lig", expect="swetui-light")
         await until(pilot, lambda: app.theme == "swetui-light", "the light theme is on")
+        await until(pilot, lambda: chosen_theme() == "swetui-light", "the choice is written")
     again = make_app()
     async with again.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: again.theme == "swetui-light",
