@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widgets import TextArea
 
 from swetui.engine.budget import BudgetSettings
 from swetui.engine.context import ContextEngine
@@ -16,6 +17,7 @@ from swetui.ui.screens.request_view import RequestView
 from swetui.ui.widgets import BudgetGauge, ContextInspector
 from swetui.ui.widgets.gauge import format_tokens
 from tests.ui.panes_app import PanesApp
+from tests.ui.screen_text import screen_text
 from tests.ui.waits import until
 
 APP_SOURCE = "def main() -> int:\n    return compute(41) + 1\n\n\ndef compute(x: int) -> int:\n" \
@@ -364,3 +366,33 @@ async def test_question_mark_explains_the_states_and_a_header_key_says_what_to_d
         await until(pilot, lambda: any("layer header" in note.message
                                        for note in app._notifications), "said what to do")
         assert [item.state for item in engine] == before  # and dropped nothing
+
+
+async def test_a_numbered_read_shows_one_column_of_line_numbers() -> None:
+    engine = build_engine()
+    numbered_read = "".join(f"{n:>6}\t{line}\n" for n, line in
+                            enumerate(APP_SOURCE.splitlines(), 1))
+    engine.add(ContextItem(id="r1", kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
+                           title="read_file src/app.py", content=numbered_read,
+                           source=Source(path="src/app.py"), turn_created=2))
+    app = InspectorApp(engine)
+    async with app.run_test(size=(80, 30)) as pilot:
+        inspector = app.query_one(ContextInspector)
+        inspector.move_to("r1")
+        inspector.focus()
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), "the editor opened")
+        editor = app.screen.query_one("#editor-text", TextArea)
+        assert editor.text == numbered_read and not editor.show_line_numbers
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ItemEditor), "closed")
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, ItemPreview), "the preview opened")
+        rows = [row for row in screen_text(app).splitlines() if "def compute" in row]
+        assert rows and all(row.count(" 5") <= 1 for row in rows), rows
+        # An item without its own numbers still gets them in the editor.
+        await pilot.press("escape")
+        inspector.move_to("f1")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), "the editor opened")
+        assert app.screen.query_one("#editor-text", TextArea).show_line_numbers

@@ -17,6 +17,7 @@ from textual.widgets import Label, Static, TextArea
 
 from swetui.engine.items import ContextItem
 from swetui.text import one_line
+from swetui.ui.screens.item_preview import numbered
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class ItemEditor(ModalScreen[EditorResult | None]):
             yield Label(self.heading, id="editor-title", markup=False)
             if self.subtitle:
                 yield Label(self.subtitle, id="editor-subtitle", markup=False)
-            yield TextArea(self.text, id="editor-text", show_line_numbers=True,
+            yield TextArea(self.text, id="editor-text", show_line_numbers=not numbered(self.text),
                            soft_wrap=True)
             hints = [f"ctrl+s {self.save_label}", "esc cancel"]
             if self.can_revert:

@@ -7,6 +7,7 @@ original of an edited item.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from rich.syntax import Syntax
@@ -26,6 +27,17 @@ HIGHLIGHT_LINES = 3_000
 
 CODE_KINDS = frozenset({ItemKind.FILE, ItemKind.TOOL_CALL, ItemKind.TOOL_SCHEMA,
                         ItemKind.GREP, ItemKind.MEMORY_FILE, ItemKind.SESSION_NOTES})
+
+
+_NUMBERED_LINE = re.compile(r" *\d+\t")
+
+
+def numbered(content: str) -> bool:
+    """Whether the text carries its own line numbers (a read_file result's `   12\t`), so
+    a second column of them would only repeat them."""
+    lines = [line for line in content.splitlines()[:50] if line.strip()]
+    hits = sum(1 for line in lines if _NUMBERED_LINE.match(line))
+    return bool(lines) and hits * 2 > len(lines)
 
 
 def lexer_for(item: ContextItem) -> str | None:
@@ -90,10 +102,11 @@ class ItemPreview(ModalScreen[None]):
         lines = content.count("\n") + 1
         lexer = lexer_for(self.item)
         if lines > HIGHLIGHT_LINES:
-            yield TextArea(content, read_only=True, show_line_numbers=True,
+            yield TextArea(content, read_only=True, show_line_numbers=not numbered(content),
                            id="preview-text")
         elif lexer is not None:
-            yield Static(Syntax(content, lexer, line_numbers=lexer != "markdown",
+            numbers = lexer != "markdown" and not numbered(content)
+            yield Static(Syntax(content, lexer, line_numbers=numbers,
                                 word_wrap=True, theme="ansi_dark"), id="preview-text")
         else:
             yield Static(Text(content), id="preview-text")
