@@ -97,3 +97,15 @@ async def test_the_minimum_size_fits_one_pane_at_a_time(make_app, demo: Path) ->
             await until(pilot, lambda pane=pane: pane.region.area
                         and screen._within(screen.focused, pane), f"{key} showed {pane.id}")
             assert not _panes_off_screen(screen)
+
+
+async def test_the_pending_badge_reads_whole_at_every_width(make_app, demo: Path) -> None:
+    for size, badge in (((60, 16), "⚑ 1 approval pending (F5)"),
+                        ((80, 24), "⚑ 1 approval pending (F5)"),
+                        ((140, 45), "⚑ 1 approval pending (F5)")):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            await _pending(pilot, app, demo)
+            header = screen_text(app).splitlines()[0]
+            assert badge in header, (size, header)
+            assert "swetui" in header and "mode ask" in header, (size, header)

@@ -47,28 +47,47 @@ class WorkspaceHeader(Widget):
     """Why commands are not confined here ("" when they are)."""
 
     def render(self) -> Text:
+        badge = self.badge()
+        width = self.content_size.width
+        rest = Text(no_wrap=True, overflow="ellipsis")
+        rest.append(f" {self.model} ", style="reverse")
+        rest.append("  ")
+        mode_style = "bold red" if self.mode == "auto" else "bold"
+        rest.append(f"mode {self.mode}", style=mode_style)
+        if self.sandbox_off:
+            rest.append("  ")
+            rest.append(" no sandbox ", style="bold reverse red")
+        if self.busy:
+            rest.append("  ● working", style="dim")
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("swetui", style="bold")
         line.append("  ")
-        line.append(one_line(self.workspace))
-        line.append("  ")
-        line.append(f" {self.model} ", style="reverse")
-        line.append("  ")
-        mode_style = "bold red" if self.mode == "auto" else "bold"
-        line.append(f"mode {self.mode}", style=mode_style)
-        if self.sandbox_off:
+        # The workspace path gives way first (cut with "…"), then the rest, never the badge.
+        room = width - line.cell_len - 2 - rest.cell_len - (len(badge) + 2 if badge else 0)
+        workspace = Text(one_line(self.workspace), no_wrap=True)
+        if room >= 6:
+            workspace.truncate(room, overflow="ellipsis")
+            line.append_text(workspace)
             line.append("  ")
-            line.append(" no sandbox ", style="bold reverse red")
-        if self.busy:
-            line.append("  ● working", style="dim")
-        if self.pending and self.show_badge:
-            noun = "approval" if self.pending == 1 else "approvals"
-            badge = f" ⚑ {self.pending} {noun} pending (F5) "
-            padding = max(2, self.content_size.width - line.cell_len - len(badge))
-            line.append(" " * padding)
+        line.append_text(rest)
+        if badge:
+            room = max(0, width - len(badge) - 2)
+            if line.cell_len > room:
+                line.truncate(room, overflow="ellipsis")
+            line.append(" " * max(2, width - line.cell_len - len(badge)))
             line.append(badge, style="bold reverse")
         return line
 
+    def badge(self) -> str:
+        """The pending-approvals badge as wide as the header allows ("" when hidden)."""
+        if not (self.pending and self.show_badge):
+            return ""
+        noun = "approval" if self.pending == 1 else "approvals"
+        full = f" ⚑ {self.pending} {noun} pending (F5) "
+        if len(full) * 2 <= self.content_size.width:
+            return full
+        return f" ⚑ {self.pending} pending F5 "
+
     def on_click(self, event: events.Click) -> None:
-        if self.pending and event.x >= self.size.width - 36:
+        if self.pending and event.x >= self.size.width - len(self.badge()) - 1:
             self.post_message(self.BadgeClicked())
