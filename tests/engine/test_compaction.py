@@ -13,6 +13,7 @@ from swetui.engine.compaction import (
     identifiers,
     undo,
 )
+from swetui.engine.compaction.plan import CompactionPlan, Fold
 from swetui.engine.compaction.sample import SessionMaker, make_session
 from swetui.engine.compaction.text import argument_text
 from swetui.engine.context import ContextEngine
@@ -346,3 +347,16 @@ def test_engine_price_and_commit_keep_the_totals_exact_and_refuse_stale_changes(
     with pytest.raises(ValueError):
         engine.price(call, content="new text")
     assert engine.get(call.id) is changes[0].item
+
+
+def test_describe_signs_the_change_once() -> None:
+    def plan(before: int, after: int) -> CompactionPlan:
+        fold = Fold(id="x", title="x", previous_state=ItemState.INCLUDED, content_hash="h",
+                    tokens_before=10, tokens_after=2)
+        return CompactionPlan(compaction_id="c", folds=[fold], tokens_before=before,
+                              tokens_after=after)
+
+    assert plan(1000, 880).describe().endswith("(−12%)")
+    assert plan(1000, 1010).describe().endswith("(+1%)")
+    assert plan(1000, 1000).describe().endswith("(0%)")
+    assert "−-" not in plan(1000, 1010).describe()

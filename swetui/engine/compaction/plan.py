@@ -70,7 +70,15 @@ class CompactionPlan(BaseModel):
             return "Nothing to compact. " + " ".join(self.notes)
         return (f"{len(self.folds)} items fold into {len(self.created)} new ones: "
                 f"{self.tokens_before:,} → {self.tokens_after:,} tokens "
-                f"(−{self.reduction:.0f}%)")
+                f"({signed_percent(-self.reduction)})")
+
+
+def signed_percent(change: float) -> str:
+    """A change in percent with its own sign: "−12%", "+1%", "0%" (never "−-1%")."""
+    rounded = round(change)
+    if rounded == 0:
+        return "0%"
+    return f"{'+' if rounded > 0 else '−'}{abs(rounded)}%"
 
 
 def fold_record(compaction_id: str, fold: Fold,
