@@ -62,7 +62,9 @@ show read find grep search list look fix change add make use run test tests chec
 
 _PATH = re.compile(r"(?<![\w./-])(?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,8}(?![\w/-])"
                    r"|(?<![\w./-])(?:[\w.-]+/)+[\w.-]*")
-_QUOTED = re.compile(r'"([^"\n]{2,80})"|`([^`\n]{2,80})`|(?<!\w)\'([^\'\n]{2,80})\'(?!\w)')
+_QUOTED = re.compile(r'"([^"\n]{1,80})"|`([^`\n]{1,80})`|(?<!\w)\'([^\'\n]{1,80})\'(?!\w)')
+"""Quoted terms, each pair of quotes matched whole: a one-letter term (`"a" with "b"`) is
+skipped afterwards, so the text between two pairs (` with `) is never taken for a term."""
 _LISTING = re.compile(
     r"\b(list(ing)?\s+(the\s+|all\s+)?(files|dir|directories|folders)|what'?s\s+in\b|"
     r"(project|repo|repository|directory|folder|file|source|code)\s+(structure|tree|layout)|"
@@ -98,7 +100,7 @@ def search_terms(text: str, named: set[str]) -> list[str]:
     terms: list[str] = []
     for match in _QUOTED.finditer(text):
         term = next(group for group in match.groups() if group is not None).strip()
-        if term and term not in named and term not in terms:
+        if len(term) >= 2 and term not in named and term not in terms:
             terms.append(term)
     for word in sorted(identifiers(text), key=text.find):
         if word.lower() in STOP_WORDS or word in named or "/" in word or word in terms:

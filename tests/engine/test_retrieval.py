@@ -10,7 +10,7 @@ import pytest
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
-from swetui.engine.retrieval import retire_task_items, retrieve
+from swetui.engine.retrieval import retire_task_items, retrieve, search_terms
 from tests.waiting import WAIT
 
 
@@ -184,3 +184,10 @@ def test_a_context_block_has_well_formed_attributes(repo):
     for header in headers:
         assert re.fullmatch(r'<context id="[^"]*" kind="[^"]*" source="[^"]*">', header), header
     assert 'source="odd &quot;name&quot;.py"' in message
+
+
+def test_words_between_two_short_quoted_terms_are_not_searched() -> None:
+    text = 'replace "a" with "b" in src/calc.py'
+    assert "with" not in search_terms(text, {"src/calc.py"})
+    assert search_terms('replace "a - b" with "a + b" in calc.py', {"calc.py"}) == ["a - b",
+                                                                                  "a + b"]
