@@ -51,6 +51,7 @@ from swetui.agent.tools.base import ToolError, ToolResult
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
 from swetui.agent.turn_events import (
     AnswerChunk,
+    CommandShown,
     CompactionNotice,
     ModelCallFinished,
     ModelCallStarted,
@@ -78,7 +79,8 @@ from swetui.providers.usage import usage_line as usage_line
 __all__ = [
     # the session and the events it publishes
     "AgentEvent", "Session", "CompactionTrigger", "SessionStats",
-    "AnswerChunk", "CompactionNotice", "ModelCallFinished", "ModelCallStarted", "PlanChanged",
+    "AnswerChunk", "CommandShown", "CompactionNotice", "ModelCallFinished", "ModelCallStarted",
+    "PlanChanged",
     "ReasoningChunk", "RetrievalDone", "SessionLimit", "ToolCallFinished", "ToolCallStarted",
     "TurnEvent", "TurnFinished", "TurnStarted",
     # approvals: the queue, what waits in it and what the user decides
@@ -129,6 +131,7 @@ class Session(Protocol):
     async def send(self, text: str) -> TurnFinished: ...
     def cancel(self) -> bool: ...
     def transcript(self) -> list[TurnEvent]: ...
+    def record_command(self, command: str, output: str) -> None: ...
 
     # compaction
     def preview_compaction(self, item_ids: list[str] | None = None,

@@ -6,6 +6,7 @@ from typing import Any
 
 from swetui.agent.turn_events import (
     AnswerChunk,
+    CommandShown,
     ReasoningChunk,
     ToolCallFinished,
     ToolCallStarted,
@@ -40,6 +41,9 @@ def rebuild_transcript(events: list[dict[str, Any]]) -> list[TurnEvent]:
                                             path=event.get("path")))
             elif kind == "turn_finished":
                 out.append(TurnFinished.model_validate(event))
+            elif kind == "command_shown":
+                out.append(CommandShown(turn=turn, command=str(event["command"]),
+                                        output=str(event.get("output", ""))))
         except (KeyError, TypeError, ValueError):
             continue  # one damaged record must not lose the rest of the transcript
     return out

@@ -128,7 +128,16 @@ class SessionLimit(_Event):
     """The handoff file written at a boundary (workspace-relative)."""
 
 
+class CommandShown(_Event):
+    """A slash command the user ran and its answer as plain text: kept in the session log
+    (never published live: the screen shows the answer itself) so a resumed session shows
+    it again."""
+
+    command: str
+    output: str
+
+
 TurnEvent = (TurnStarted | RetrievalDone | ModelCallStarted | ReasoningChunk | AnswerChunk
              | ToolCallStarted | ToolCallFinished | ModelCallFinished | TurnFinished
-             | CompactionNotice | PlanChanged | SessionLimit)
+             | CompactionNotice | PlanChanged | SessionLimit | CommandShown)
 """Every event of a turn, in transcript order (also what a resumed log rebuilds)."""

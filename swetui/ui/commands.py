@@ -6,12 +6,13 @@ Each command answers in the transcript, in place; a failure is shown there, neve
 from __future__ import annotations
 
 import inspect
+import io
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import App
@@ -71,6 +72,35 @@ KEYS_HELP = (
 )
 
 
+STAT_LABELS = {
+    "persisted": "saved to disk", "measured": "tokens measured by the provider",
+    "usage_measured": "usage measured (not estimated)", "calibration": "calibration ratio",
+}
+"""/stats labels where the field's name would not say it to a person."""
+
+
+def stat_value(value: object) -> str:
+    """A /stats figure as a person reads it: 1,234; yes or no; — for none."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "—"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+UNRECORDED = frozenset({"help", "clear", "resume"})
+"""Commands whose answer is not kept for a resumed session: the same for every session, or
+about the transcript itself."""
+
+
+def plain_text(content: RenderableType, width: int = 160) -> str:
+    """What a notice reads as, without colours (tables laid out at `width` columns)."""
+    console = Console(width=width, file=io.StringIO(), color_system=None, record=True,
+                      legacy_windows=False)
+    console.print(content)
+    return console.export_text(styles=False).rstrip()
+
+
 def parse(text: str) -> tuple[str, str]:
     """`/compact keep the API` → ('compact', 'keep the API')."""
     name, _, argument = text[1:].strip().partition(" ")
@@ -103,6 +133,8 @@ class SlashCommands:
 
     def __init__(self, screen: CommandHost) -> None:
         self.screen = screen
+        self._said: list[str] = []
+        """What the running command has said, as text (recorded when it ends)."""
         self.handlers: dict[str, Callable[[str], Awaitable[None] | None]] = {
             "compact": self.cmd_compact, "context": self.cmd_context, "init": self.cmd_init,
             "notes": self.cmd_notes, "stats": self.cmd_stats, "mode": self.cmd_mode,
@@ -122,8 +154,23 @@ class SlashCommands:
         if isinstance(content, str):
             content = Text(terminal_safe(content))
         self.screen.transcript.notice(content, kind)
+        self._said.append(plain_text(content))
+
+    def markdown(self, text: str) -> None:
+        """A block of Markdown in the transcript (kept as its text for a resumed session)."""
+        self.screen.transcript.markdown(text)
+        self._said.append(text)
 
     async def run(self, text: str) -> None:
+        self._said = []
+        try:
+            await self._run(text)
+        finally:
+            name = parse(text)[0]
+            if self._said and name not in UNRECORDED:
+                self.session.record_command(text, "\n".join(self._said))
+
+    async def _run(self, text: str) -> None:
         name, argument = parse(text)
         handler = self.handlers.get(name)
         if name not in BY_NAME or handler is None:
@@ -178,16 +225,15 @@ class SlashCommands:
         if not text:
             self.say(f"No session notes yet ({path}).")
             return
-        self.screen.transcript.markdown(f"**Session notes** — `{path}`\n\n{text[:20_000]}")
+        self.markdown(f"**Session notes** — `{path}`\n\n{text[:20_000]}")
 
     def cmd_stats(self, _: str) -> None:
         table = Table(title="Session", title_justify="left", box=None, padding=(0, 1))
         table.add_column("")
         table.add_column("", justify="right")
         for key, value in self.session.stats().items():
-            shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else \
-                str(value)
-            table.add_row(str(key).replace("_", " "), Text(one_line(shown)))
+            table.add_row(STAT_LABELS.get(key, key.replace("_", " ")),
+                          Text(one_line(stat_value(value))))
         self.say(table)
 
     def cmd_mode(self, argument: str) -> None:

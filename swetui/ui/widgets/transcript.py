@@ -14,6 +14,7 @@ from textual.widgets import Markdown
 from swetui.agent import (
     AgentEvent,
     AnswerChunk,
+    CommandShown,
     CompactionNotice,
     PlanChanged,
     ReasoningChunk,
@@ -169,6 +170,9 @@ class Transcript(VerticalScroll):
                 self._finish_turn(event)
             case CompactionNotice():
                 self.notice(Text(f"⇣ {one_line(event.message)}"), "compaction")
+            case CommandShown():  # only from a resumed log: live, the command answers itself
+                self.notice(Text(f"› {one_line(event.command)}", style="bold"), "command")
+                self.notice(Text(terminal_safe(event.output)), "info")
             case PlanChanged():
                 self.notice(Text(f"☐ {one_line(event.line())}"), "info")
             case SessionLimit(kind="chunk"):
