@@ -25,6 +25,7 @@ def test_read_grep_list(workspace):
     assert read.returncode == 0, read.stderr
     assert "≡ read_file" in read.stdout and "return f'hello {name}'" in read.stdout
     assert "done in" in read.stdout and "tokens" in read.stdout
+    assert "added to this request's context: read src/app.py" in read.stdout
     grep = run('find "greet"', cwd=workspace)
     assert "⌕ grep" in grep.stdout and "src/app.py:1:" in grep.stdout
     listing = run("list files", cwd=workspace)

@@ -36,6 +36,11 @@ class RetrievalDone(_Event):
     notes: tuple[str, ...] = ()
     """What was skipped or refused (a FIFO, a secret file, a cut scan), also in `summary`."""
 
+    def line(self) -> str:
+        """What the transcript and `swetui run` print: what swetui itself put in the request
+        before asking the model."""
+        return f"added to this request's context: {self.summary}"
+
 
 class ModelCallStarted(_Event):
     step: int

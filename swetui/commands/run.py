@@ -114,7 +114,7 @@ class Printer:
             out.write(f"   {mark} {one_line(event.summary)}\n")
         elif isinstance(event, RetrievalDone) and (event.item_ids or event.notes):
             self.enter("tool")
-            out.write(self.style(f"context: {one_line(event.summary)}\n", "2"))
+            out.write(self.style(f"{one_line(event.line())}\n", "2"))
         elif isinstance(event, CompactionNotice):
             self.enter("tool")
             out.write(self.style(f"compaction: {one_line(event.message)}\n", "33"))

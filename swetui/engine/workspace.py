@@ -133,7 +133,14 @@ def _find_session(paths: WorkspacePaths, resume: str | None, continue_last: bool
     if newest is None:
         notices.append("no earlier session to continue; starting a new one")
         return None
-    return load_session(newest, repair=True)
+    loaded = load_session(newest, repair=True)
+    first = next((str(event.get("text", "")) for event in loaded.events
+                  if event.get("type") == "turn_started"), "")
+    # Say which: the newest session may be a headless `swetui run`, not the last screen.
+    about = f": “{' '.join(first.split())[:60]}”" if first else ""
+    notices.append(f"continuing session {loaded.session_id}{about} (the newest in this "
+                   "workspace; swetui sessions lists them, --resume ID opens another)")
+    return loaded
 
 
 def _replay(engine: ContextEngine, events: list[dict[str, Any]]) -> None:

@@ -43,3 +43,5 @@ async def test_continue_brings_back_command_answers_and_the_theme(make_app,
         assert "No remembered approval rules" in notices
         assert notices.index("› /context") < notices.index("› /rules")
         assert again.theme == "swetui-light"
+        # It says which session it continued (the newest may be a headless run).
+        assert f"continuing session {app.session.session_id}: “read README.md”" in notices

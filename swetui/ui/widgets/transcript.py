@@ -151,7 +151,7 @@ class Transcript(VerticalScroll):
             case ReasoningChunk():
                 self.stream(event.turn, "reasoning", event.text)
             case RetrievalDone() if event.item_ids or event.notes:
-                self.notice(Text(f"⌕ {one_line(event.summary)}", style="dim"), "retrieval")
+                self.notice(Text(f"⌕ {one_line(event.line())}", style="dim"), "retrieval")
             case ToolCallStarted():
                 self._close_blocks()
                 entry = ActionEntry(event.call_id, event.name, dict(event.arguments))
