@@ -239,12 +239,6 @@ class AgentSession:
     def record(self, event_type: str, data: dict[str, Any], *, commit: bool = True) -> None:
         self.workspace.record(event_type, data, commit=commit)
 
-    def record_command(self, command: str, output: str) -> None:
-        """Keep a slash command's answer in the log, for the transcript of a resumed session
-        (redacted like every line of the log)."""
-        self.record("command_shown", {"turn": self.engine.turn, "command": command,
-                                      "output": output})
-
     def transcript(self) -> list[TurnEvent]:
         """The turn events of the session so far (a resumed one), to re-render it."""
         return rebuild_transcript(self.workspace.store.events)

@@ -168,7 +168,10 @@ class SlashCommands:
         finally:
             name = parse(text)[0]
             if self._said and name not in UNRECORDED:
-                self.session.record_command(text, "\n".join(self._said))
+                # Kept in the log (redacted like every line) for a resumed transcript.
+                self.session.workspace.record("command_shown", {
+                    "turn": self.session.engine.turn, "command": text,
+                    "output": "\n".join(self._said)})
 
     async def _run(self, text: str) -> None:
         name, argument = parse(text)
