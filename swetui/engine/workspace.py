@@ -137,9 +137,10 @@ def _find_session(paths: WorkspacePaths, resume: str | None, continue_last: bool
     first = next((str(event.get("text", "")) for event in loaded.events
                   if event.get("type") == "turn_started"), "")
     # Say which: the newest session may be a headless `swetui run`, not the last screen.
-    about = f": “{' '.join(first.split())[:60]}”" if first else ""
-    notices.append(f"continuing session {loaded.session_id}{about} (the newest in this "
-                   "workspace; swetui sessions lists them, --resume ID opens another)")
+    words = " ".join(first.split())
+    about = f": “{words[:40]}{'…' if len(words) > 40 else ''}”" if first else ""
+    notices.append(f"continuing session {loaded.session_id}{about} (the newest; --resume ID "
+                   "opens another)")
     return loaded
 
 

@@ -24,6 +24,7 @@ from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 from swetui.files import read_error
 from swetui.text import one_line, terminal_safe
 from swetui.ui.compaction_preview import CompactionPreview, compact_after_preview
+from swetui.ui.context_table import context_table
 from swetui.ui.mcp_command import run_mcp
 from swetui.ui.widgets.inspector_render import STATE_HELP
 from swetui.ui.widgets.status import format_tokens
@@ -93,7 +94,7 @@ UNRECORDED = frozenset({"help", "clear", "resume"})
 about the transcript itself."""
 
 
-def plain_text(content: RenderableType, width: int = 160) -> str:
+def plain_text(content: RenderableType, width: int = 80) -> str:
     """What a notice reads as, without colours (tables laid out at `width` columns)."""
     console = Console(width=width, file=io.StringIO(), color_system=None, record=True,
                       legacy_windows=False)
@@ -197,16 +198,7 @@ class SlashCommands:
     def cmd_context(self, _: str) -> None:
         engine = self.session.engine
         budget = engine.budget()
-        table = Table(title="Next request", title_justify="left", box=None, padding=(0, 1))
-        for column in ("layer", "tokens", "share", "budget"):
-            table.add_column(column, justify="left" if column == "layer" else "right")
-        for row in budget.layers:
-            style = "bold red" if row.over else ""
-            table.add_row(row.name.value, f"{row.tokens:,}", f"{row.share:.1%}",
-                          f"{row.budget:,}" if row.budget is not None else "—", style=style)
-        table.add_row("total", f"{budget.total:,}", f"{budget.percent / 100:.1%}",
-                      f"{budget.limit:,}", style="bold")
-        self.say(table)
+        self.say(context_table(budget))
         self.say(Text(f"{len(engine)} items · threshold {budget.threshold:.0%} · the inspector "
                       "(F4) lists them; its 'what is sent' view shows the exact request",
                       style="dim"))
