@@ -96,6 +96,21 @@ class ModelSettings(BaseModel):
     on llama-cpp-python's; small local models call tools more reliably near 0)."""
 
 
+class ModelPrice(BaseModel):
+    """A model's price in US dollars per million tokens; it wins over genai-prices."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    """Fresh (uncached) input tokens."""
+    output: float = Field(ge=0)
+    """Output tokens, reasoning included."""
+    cache_read: float | None = Field(default=None, ge=0)
+    """Input tokens read from the provider's cache (the input price when unset)."""
+    cache_write: float | None = Field(default=None, ge=0)
+    """Input tokens written to the cache (the input price when unset)."""
+
+
 class Settings(BaseModel):
     """Everything a user can set in `config.toml`."""
 
@@ -168,6 +183,9 @@ class Settings(BaseModel):
     """Remembered approval decisions (workspace config)."""
     mcp: McpSettings = Field(default_factory=McpSettings)
     """MCP servers (`[mcp.servers.NAME]`) and deferral, timeouts (`[mcp]`)."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Prices per model (`[prices."openai:my-model"]` or by the model's name), in dollars per
+    million tokens, for models genai-prices does not know or prices differently."""
     secret_env: list[str] = Field(default_factory=list)
     """More environment variables that hold secrets, beyond the names swetui recognises
     (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `ANTHROPIC_*`, `OPENAI_*`): their values

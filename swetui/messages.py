@@ -51,8 +51,23 @@ class ToolSchema(BaseModel):
     parameters: dict[str, Any]
 
 
+class CacheBreaks(BaseModel):
+    """The stable boundaries of a request, where a provider that caches on request
+    (Anthropic's `cache_control`) puts its breakpoints: everything before one is expected
+    to be sent again byte for byte next time. At most four in all."""
+
+    model_config = ConfigDict(frozen=True)
+
+    system: tuple[int, ...] = ()
+    """Lengths of `system` prefixes that end a stable block (the system prompt, memory)."""
+    messages: tuple[int, ...] = ()
+    """Indices of messages whose end is a stable boundary (earlier turns, the newest)."""
+
+
 class ChatRequest(BaseModel):
-    """The exact, provider-neutral request: system prompt, messages and tools."""
+    """The exact, provider-neutral request: system prompt, messages and tools, then the
+    context that changes from turn to turn (sent after the newest message, so that changing
+    it never changes the prefix a provider caches)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -62,6 +77,10 @@ class ChatRequest(BaseModel):
     tools: tuple[ToolSchema, ...] = ()
     max_tokens: int = 8192
     temperature: float | None = None
+    context: str = ""
+    """Sent after the newest message: the running summary, session notes, retrieved and
+    pinned material."""
+    cache: CacheBreaks = Field(default_factory=CacheBreaks)
 
     def canonical_json(self) -> str:
         """Byte-stable JSON: the same request always serialises to the same text."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from swetui.agent.approvals import ApprovalQueue, UnknownActionError
+from swetui.agent.cost import Cost, format_cost, format_usd
 from swetui.agent.diffs import NO_NEWLINE, Hunk
 from swetui.agent.events import (
     ApprovalCancelled,
@@ -65,6 +66,7 @@ from swetui.agent.turn_events import (
     TurnFinished,
     TurnStarted,
 )
+from swetui.agent.usage_log import last_turn_usage, restore_cache_prefix
 from swetui.config import ApprovalRule, Mode
 from swetui.engine.bus import EventBus
 from swetui.engine.compaction.plan import CompactionPlan
@@ -90,6 +92,8 @@ __all__ = [
     # remembered rules, diffs, tools, usage
     "RuleScope", "WorkspaceRules", "Hunk", "NO_NEWLINE", "TOOL_SCHEMAS", "ToolError",
     "ToolResult", "tool_icon", "Usage", "usage_line",
+    # what model calls cost, and the provider's cache
+    "Cost", "format_cost", "format_usd", "last_turn_usage", "restore_cache_prefix",
     # MCP servers
     "McpServers", "McpServersChanged", "ServerStatus", "mcp_arguments_text", "mcp_server_of",
 ]
@@ -151,6 +155,7 @@ class Session(Protocol):
     async def available_models(self, spec: str | None = None) -> list[str] | None: ...
     def init_memory(self) -> Path: ...
     def stats(self) -> SessionStats: ...
+    def session_cost(self) -> Cost: ...
     def sessions(self) -> Sequence[SessionInfo]: ...
     def sandbox_notice(self) -> str | None: ...
 

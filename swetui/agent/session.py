@@ -19,6 +19,7 @@ from swetui.agent.background import BackgroundTasks
 from swetui.agent.calibrations import CalibrationStore
 from swetui.agent.chunks import SessionChunks
 from swetui.agent.compacting import SessionCompaction
+from swetui.agent.cost import Cost
 from swetui.agent.event_log import EventLog
 from swetui.agent.events import PendingAction
 from swetui.agent.interrupted_writes import WriteRecovery
@@ -29,6 +30,7 @@ from swetui.agent.mcp.status import ServerStatus
 from swetui.agent.model_provider import provider_for
 from swetui.agent.notes import SessionNotes
 from swetui.agent.plan import Plan
+from swetui.agent.pricing import PriceBook
 from swetui.agent.repository_map import RepositoryMap
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.stats import SessionStats, session_stats
@@ -41,7 +43,7 @@ from swetui.agent.transcript import rebuild_transcript
 from swetui.agent.turn import TurnLoop
 from swetui.agent.turn_events import TurnEvent, TurnFinished
 from swetui.agent.unfinished import close_unfinished
-from swetui.agent.usage_log import session_usage
+from swetui.agent.usage_log import restore_from_log, session_cost, session_usage
 from swetui.config import ApprovalRule, ConfigError, Mode
 from swetui.engine.bus import EventBus
 from swetui.engine.compaction import CompactionPlan, recall
@@ -99,6 +101,7 @@ class AgentSession:
             self.root, self.engine, exclude=is_secret_file, enabled=self.settings.symbol_map,
             cache_path=workspace.paths.dir / "symbols" / "map.json"
             if workspace.store.persistent else None)
+        self.prices = PriceBook(self.env, self.settings.prices)
         self._task: asyncio.Task[TurnFinished] | None = None
         logs = workspace.paths.logs / f"{workspace.session_id}.log" \
             if workspace.store.persistent else None
@@ -136,7 +139,7 @@ class AgentSession:
             raise ConfigError(problem)
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
         workspace.notices.extend(session.mcp.notices)
-        session._restore_calibration()
+        restore_from_log(session.engine, workspace.replayed)  # calibration, the cache
         sync_tool_format(session.engine, session.provider)
         session.local.remembered()
         session.plan.restore(workspace.replayed)
@@ -147,15 +150,6 @@ class AgentSession:
         close_unfinished(workspace.replayed, session.engine, session.record, session.notices,
                          WriteRecovery(session.toolbox.workspace, session.toolbox.checkpoints))
         return session
-
-    def _restore_calibration(self) -> None:
-        """The provider's last measured usage for this model, from the resumed log."""
-        for event in reversed(self.workspace.replayed):
-            if (event.get("type") == "model_call" and event.get("measured")
-                    and event.get("model") == self.model):
-                self.engine.record_usage(int(event.get("input_tokens", 0)),
-                                         int(event.get("estimated_input", 0)))
-                return
 
     def sandbox_notice(self) -> str | None:
         """A line for the user when commands cannot be confined here (waits for the
@@ -202,7 +196,7 @@ class AgentSession:
         loop = TurnLoop(text, engine=self.engine, bus=self.bus, record=self.record,
                         provider=self.provider, model=self.model, toolbox=self.toolbox,
                         root=self.root, before_request=self._before_request,
-                        symbols=self.repo_map.index)
+                        symbols=self.repo_map.index, prices=self.prices)
         self._task = asyncio.create_task(loop.run(), name="swetui-turn")
         try:
             finished = await asyncio.shield(self._task)
@@ -329,8 +323,13 @@ class AgentSession:
     def stats(self) -> SessionStats:
         return session_stats(self.engine, self.limits, session_id=self.session_id,
                              mode=self.mode, usage=session_usage(self.workspace.store.events),
+                             cost=self.session_cost(),
                              pending_approvals=len(self.queue.pending()),
                              persisted=self.workspace.store.persistent)
+
+    def session_cost(self) -> Cost:
+        """What this session's model calls have cost so far (resumed parts included)."""
+        return session_cost(self.workspace.store.events, self.prices.cost)
 
     def sessions(self) -> list[SessionInfo]:
         return list_sessions(self.workspace.paths.sessions)
@@ -369,6 +368,7 @@ class AgentSession:
         """Start work deferred until an event loop runs (restored approvals)."""
         self.approvals.start()
         self.repo_map.build(self.background.spawn)
+        self.background.spawn(asyncio.to_thread(self.prices.warm, self.model))
         self.background.start()
 
     def start_servers(self) -> None:

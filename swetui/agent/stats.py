@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from swetui.agent.cost import Cost, format_cost
 from swetui.agent.limits import SessionLimits
 from swetui.config import Mode
 from swetui.engine.compaction import active_compactions
@@ -33,6 +34,8 @@ class SessionStats(TypedDict):
     reasoning_tokens: int
     usage_measured: bool
     """False when some calls' figures are swetui's estimates (the provider reported none)."""
+    cost: str
+    """What the session's model calls cost (`$0.0150`, `$0 (local)`, `price unknown`)."""
     pending_approvals: int
     compactions: int
     chunk: int
@@ -50,9 +53,9 @@ def _against(value: int, *limits: tuple[str, int]) -> str:
 
 
 def session_stats(engine: ContextEngine, limits: SessionLimits, *, session_id: str,
-                  mode: Mode, usage: Usage, pending_approvals: int,
+                  mode: Mode, usage: Usage, cost: Cost, pending_approvals: int,
                   persisted: bool) -> SessionStats:
-    """`usage`: the sum of the session's model calls."""
+    """`usage` and `cost`: the sums over the session's model calls."""
     budget = engine.budget()
     settings = limits.settings
     ratio = engine.calibration()
@@ -64,7 +67,7 @@ def session_stats(engine: ContextEngine, limits: SessionLimits, *, session_id: s
             "input_tokens": usage.input_tokens, "cache_read_tokens": usage.cache_read_tokens,
             "cache_write_tokens": usage.cache_write_tokens,
             "output_tokens": usage.output_tokens, "reasoning_tokens": usage.reasoning_tokens,
-            "usage_measured": usage.measured,
+            "usage_measured": usage.measured, "cost": format_cost(cost),
             "pending_approvals": pending_approvals,
             "compactions": len(active_compactions(engine)), "chunk": limits.chunk,
             "chunk_turns": _against(limits.turns, ("warn", settings.warn_turns),

@@ -18,7 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from swetui.agent.cost import NOTHING
 from swetui.agent.events import ApprovalDecided
+from swetui.agent.pricing import PriceBook
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tool_results import add_tool_result
 from swetui.agent.toolbox import Toolbox
@@ -100,6 +102,7 @@ class TurnLoop:
     def __init__(self, text: str, *, engine: ContextEngine, bus: EventBus,
                  record: RecordEvent, provider: Provider, model: str, toolbox: Toolbox,
                  root: Path, before_request: Callable[[], Awaitable[object]],
+                 prices: PriceBook,
                  symbols: Callable[[float], Awaitable[SymbolIndex | None]] | None = None,
                  ) -> None:
         self.engine = engine
@@ -118,8 +121,10 @@ class TurnLoop:
         self.turn = 0
         self.started = time.monotonic()
         self.answer: list[str] = []
+        self.prices = prices
         self.usage = NO_USAGE
         """The sum over the turn's model calls."""
+        self.cost = NOTHING
         self.open_calls: dict[str, ToolCallEnd] = {}
         self.partial: StepOutcome | None = None
         self.running: str | None = None
@@ -195,6 +200,7 @@ class TurnLoop:
         self.publish(ModelCallStarted(turn=self.turn, step=step, model=self.model,
                                       input_tokens=estimate))
         outcome = StepOutcome(step=step, estimate=estimate, started=time.monotonic())
+        self.engine.note_sent(assembled, outcome.started)
         self.partial = outcome
         async for event in self.provider.stream(assembled.request):
             if isinstance(event, TextDelta):
@@ -223,19 +229,25 @@ class TurnLoop:
         for), add it to the turn's, record and publish it."""
         usage = outcome.usage = self._settled_usage(outcome)
         self.usage = self.usage + usage
+        cost = self.prices.cost(self.model, usage)
+        self.cost = self.cost + cost
         duration = time.monotonic() - outcome.started
         step = outcome.step
+        sent = self.engine.last_sent
+        marks = sent.breakpoint_marks() if sent is not None else ()
         self.record("model_call", {"turn": self.turn, "step": step, "model": self.model,
                                       "input_tokens": usage.input_tokens,
                                       "estimated_input": outcome.estimate,
                                       "output_tokens": usage.output_tokens,
                                       "measured": usage.measured,
                                       "usage": usage.model_dump(mode="json"),
+                                      "cost": cost.model_dump(mode="json"),
+                                      "cache_prefix": [list(mark) for mark in marks],
                                       "duration": round(duration, 3), "error": outcome.error})
         self.publish(ModelCallFinished(turn=self.turn, step=step,
                                        input_tokens=usage.input_tokens,
                                        output_tokens=usage.output_tokens,
-                                       measured=usage.measured, usage=usage,
+                                       measured=usage.measured, usage=usage, cost=cost,
                                        duration=round(duration, 3), error=outcome.error))
 
     def _settled_usage(self, outcome: StepOutcome) -> Usage:
@@ -338,6 +350,7 @@ class TurnLoop:
         finished = TurnFinished(turn=self.turn, duration=round(duration, 3),
                                 input_tokens=self.usage.input_tokens,
                                 output_tokens=self.usage.output_tokens, usage=self.usage,
+                                cost=self.cost,
                                 interrupted=interrupted, error=error,
                                 answer="\n\n".join(self.answer))
         self.record("turn_finished", finished.model_dump(mode="json"))

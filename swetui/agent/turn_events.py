@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from swetui.agent.cost import Cost
 from swetui.providers.usage import Usage
 
 
@@ -85,6 +86,8 @@ class ModelCallFinished(_Event):
     """True when the provider reported the counts, False for estimates."""
     usage: Usage | None = None
     """The call's normalised usage (cache reads and writes, reasoning)."""
+    cost: Cost | None = None
+    """What the call cost, priced by genai-prices (or the config; $0 for local models)."""
     duration: float = 0.0
     error: str | None = None
 
@@ -97,6 +100,8 @@ class TurnFinished(_Event):
     output_tokens: int
     usage: Usage | None = None
     """The sum over the turn's model calls; None in logs written before it was kept."""
+    cost: Cost | None = None
+    """What the turn's model calls cost; None in logs written before it was kept."""
     interrupted: bool = False
     error: str | None = None
     answer: str = ""

@@ -3,10 +3,13 @@ normalised `usage` (logs written before it was kept have only input, output and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from swetui.agent.cost import Cost, sum_costs
+from swetui.engine.context import ContextEngine
 from swetui.providers.usage import Usage, total_usage
 
 
@@ -17,6 +20,8 @@ class CallUsage:
     model: str
     turn: int
     usage: Usage
+    cost: Cost | None
+    """As priced when the call was made; None in logs written before costs were kept."""
 
 
 def _count(value: Any) -> int:
@@ -46,10 +51,74 @@ def call_usages(events: Iterable[Mapping[str, Any]]) -> list[CallUsage]:
         turn = event.get("turn")
         calls.append(CallUsage(model=model if isinstance(model, str) else "",
                                turn=turn if isinstance(turn, int) else 0,
-                               usage=usage_from_record(event)))
+                               usage=usage_from_record(event), cost=_cost(event)))
     return calls
+
+
+def _cost(record: Mapping[str, Any]) -> Cost | None:
+    stored = record.get("cost")
+    if isinstance(stored, Mapping):
+        try:
+            return Cost.model_validate(stored)
+        except ValueError:
+            pass
+    return None
+
+
+def session_cost(events: Iterable[Mapping[str, Any]],
+                 price: Callable[[str, Usage], Cost]) -> Cost:
+    """What a session's model calls cost: as recorded, or priced now by `price` for calls
+    logged before costs were kept."""
+    return sum_costs(call.cost if call.cost is not None else price(call.model, call.usage)
+                     for call in call_usages(events))
 
 
 def session_usage(events: Iterable[Mapping[str, Any]]) -> Usage:
     """The sum of a session's model calls."""
     return total_usage(call.usage for call in call_usages(events))
+
+
+def restore_cache_prefix(engine: ContextEngine, events: Sequence[Mapping[str, Any]], *,
+                         wall: float, monotonic: float) -> None:
+    """Tell the engine what the log's last model call left in the provider's cache, so a
+    resumed session (or `swetui context`) knows what its next request will read back."""
+    for event in reversed(events):
+        if event.get("type") != "model_call":
+            continue
+        marks = event.get("cache_prefix")
+        sent = event.get("ts")
+        model = event.get("model")
+        if not (isinstance(marks, list) and isinstance(sent, int | float)
+                and isinstance(model, str)):
+            return
+        try:
+            parsed = [(int(end), int(tokens), str(digest)) for end, tokens, digest in marks]
+        except (TypeError, ValueError):
+            return
+        engine.restore_sent(parsed, model, monotonic - max(0.0, wall - float(sent)))
+        return
+
+
+def restore_from_log(engine: ContextEngine, events: Sequence[Mapping[str, Any]]) -> None:
+    """What a resumed session takes from its log's model calls: the engine's model's last
+    measured usage (its calibration) and what the provider still holds in its cache."""
+    for event in reversed(events):
+        if (event.get("type") == "model_call" and event.get("measured")
+                and event.get("model") == engine.model):
+            engine.record_usage(int(event.get("input_tokens", 0)),
+                                int(event.get("estimated_input", 0)))
+            break
+    restore_cache_prefix(engine, events, wall=time.time(), monotonic=time.monotonic())
+
+
+def last_turn_usage(events: Iterable[Mapping[str, Any]]) -> tuple[int, Usage, Cost | None] | None:
+    """The last turn that called a model: its number, its usage and its cost (None when a
+    call was logged before costs were kept)."""
+    calls = call_usages(events)
+    if not calls:
+        return None
+    turn = calls[-1].turn
+    mine = [call for call in calls if call.turn == turn]
+    costs = [call.cost for call in mine]
+    cost = sum_costs(c for c in costs if c is not None) if all(costs) else None
+    return turn, total_usage(call.usage for call in mine), cost

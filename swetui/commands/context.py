@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
+import time
 from typing import Any
 
 from rich.console import Console
@@ -14,12 +16,16 @@ from rich.text import Text
 
 from swetui.agent import (
     TOOL_SCHEMAS,
+    format_cost,
+    last_turn_usage,
+    restore_cache_prefix,
 )
 from swetui.commands.mcp import mcp_statuses, server_report
 from swetui.engine.budget import Budget
 from swetui.engine.context import ContextEngine
 from swetui.engine.workspace import open_workspace
 from swetui.options import LaunchOptions, settings_for
+from swetui.providers.registry import resolve_model
 from swetui.text import terminal_safe
 from swetui.trust_review import workspace_notices
 
@@ -44,9 +50,31 @@ def context_report(engine: ContextEngine, budget: Budget) -> dict[str, Any]:
     }
 
 
+def cache_report(engine: ContextEngine, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """What of the next request the provider is expected to read from its cache, and what
+    the last turn used and cost (from the session log)."""
+    restore_cache_prefix(engine, events, wall=time.time(), monotonic=time.monotonic())
+    result = engine.assemble()
+    view = engine.cache_view(time.monotonic(), result)
+    stable = sum(unit.tokens for unit in result.prefix[:max(result.breakpoints, default=0)])
+    last = last_turn_usage(events)
+    return {
+        "cache": {"state": view.state, "expected_cached_tokens": view.cached,
+                  "fresh_tokens": view.fresh, "unchanged_tokens": view.unchanged,
+                  "changed_at": view.changed_at, "stable_prefix_tokens": stable},
+        "last_turn": None if last is None else {
+            "turn": last[0],
+            "usage": {**last[1].model_dump(exclude={"kind"}),
+                      "fresh_input_tokens": last[1].fresh_input_tokens},
+            "cost_usd": last[2].usd if last[2] is not None else None,
+            "cost": format_cost(last[2]) if last[2] is not None else "not recorded"},
+    }
+
+
 def show_context(options: LaunchOptions, *, as_json: bool) -> int:
     root, settings = settings_for(options)
-    workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=settings.model or "",
+    model = resolve_model(options.model, os.environ, settings.model)
+    workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
                                resume=options.resume, continue_last=options.continue_last)
     workspace.notices.extend(workspace_notices(root))
     engine = workspace.engine
@@ -55,6 +83,7 @@ def show_context(options: LaunchOptions, *, as_json: bool) -> int:
     report = context_report(engine, budget)
     report["mcp"] = [{key: value for key, value in server_report(status).items()
                       if key != "tool_list"} for status in servers]
+    report.update(cache_report(engine, workspace.store.events))
     for notice in workspace.notices:
         print(f"swetui: {terminal_safe(notice)}", file=sys.stderr)
     if as_json:
@@ -74,6 +103,16 @@ def _print_tables(root: str, report: dict[str, Any]) -> None:
                   f"({report['percent']:.1f}%), compaction at {report['threshold']:.0%} "
                   f"({report['threshold_tokens']:,}); tokenizer {report['encoding']}",
                   soft_wrap=True)
+    cache = report["cache"]
+    line = (f"cache: {cache['expected_cached_tokens']:,} tokens expected from the provider's "
+            f"cache, {cache['fresh_tokens']:,} sent fresh ({cache['state']})")
+    last = report["last_turn"]
+    if last is not None:
+        usage = last["usage"]
+        line += (f"; last turn {last['turn']}: ↑{usage['input_tokens']:,} "
+                 f"({usage['cache_read_tokens']:,} cached) ↓{usage['output_tokens']:,}, "
+                 f"{last['cost']}")
+    console.print(escape(line), soft_wrap=True)
     layers = Table("layer", "tokens", "budget", "share", title="Layers", title_justify="left")
     for row in report["layers"]:
         budget = f"{row['budget']:,}" if row["budget"] is not None else "—"

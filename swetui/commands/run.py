@@ -33,6 +33,7 @@ from swetui.agent import (
     ToolCallStarted,
     TurnFinished,
     Usage,
+    format_cost,
     protection,
     tool_icon,
     usage_line,
@@ -138,6 +139,8 @@ class Printer:
         usage = finished.usage or Usage(input_tokens=finished.input_tokens,
                                         output_tokens=finished.output_tokens)
         line = f"{state} in {finished.duration:.1f}s · {usage_line(usage)}"
+        if finished.cost is not None:
+            line += f" · {format_cost(finished.cost)}"
         self.out.write(self.style(line, "2") + "\n")
         self.out.flush()
 

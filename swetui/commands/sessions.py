@@ -5,10 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from swetui.engine.store import list_sessions
+from swetui.agent import format_usd
+from swetui.engine.store import SessionInfo, list_sessions
 from swetui.engine.workspace import check_workspace
 from swetui.paths import WorkspacePaths
 from swetui.text import terminal_safe
+
+
+def _cost(info: SessionInfo) -> str:
+    """`$0.0150`; `$0.0150+?` when some calls have no known price; `?` when none has."""
+    if info.unpriced_calls and not info.cost_usd:
+        return "?"
+    return format_usd(info.cost_usd) + ("+?" if info.unpriced_calls else "")
 
 
 def show_sessions(path: Path) -> int:
@@ -20,6 +28,9 @@ def show_sessions(path: Path) -> int:
     for info in sessions:
         when = datetime.fromtimestamp(info.modified).strftime("%Y-%m-%d %H:%M")
         title = terminal_safe(info.title, newlines=False)
-        print(f"{terminal_safe(info.session_id)}  {when}  {info.events:>5} events  {title}")
+        print(f"{terminal_safe(info.session_id)}  {when}  {info.events:>5} events  "
+              f"{_cost(info):>9}  {title}")
+    print("\nCost: what each session's model calls cost (? : a price unknown to genai-prices "
+          "and the config, or calls logged before swetui kept costs).")
     print("\nReopen one with: swetui --resume ID   (or swetui --continue for the newest)")
     return 0

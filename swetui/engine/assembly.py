@@ -10,17 +10,28 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Hashable, Iterable, Mapping
+import zlib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from swetui.engine.items import LAYER_ORDER, ContextItem, ItemKind, ItemState, Layer
-from swetui.messages import ChatRequest, Message, Role, ToolCall, ToolSchema
-
-MessageKey = tuple[Hashable, ...]
-"""What a built message is made of: its role, item id, text, and the forms of its calls."""
-MessageCache = dict[MessageKey, Message]
+from swetui.engine.assembly_messages import (
+    Built,
+    MessageCache,
+    message_of,
+    turn_messages,
+)
+from swetui.engine.cache import PrefixUnit
+from swetui.engine.items import (
+    LAYER_ORDER,
+    ContextItem,
+    ItemKind,
+    ItemState,
+    Layer,
+)
+from swetui.engine.payloads import HandoffPayload
+from swetui.messages import CacheBreaks, ChatRequest, ToolSchema
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +67,11 @@ class AssemblyResult(BaseModel):
     total: int
     trimmed: tuple[str, ...] = ()
     """Items left out by budget enforcement because the window was full."""
+    prefix: tuple[PrefixUnit, ...] = ()
+    """The stable part of the request, piece by piece, in the order the provider reads it
+    (what the cache view compares from one send to the next)."""
+    breakpoints: tuple[int, ...] = ()
+    """Prefix lengths, in `prefix` units, at the request's cache breakpoints."""
 
     @property
     def failed(self) -> list[ProcessorRecord]:
@@ -85,6 +101,15 @@ class AssemblyState:
     cache: MessageCache = field(default_factory=dict)
     """Messages built by earlier assemblies, by what they are made of (messages are
     immutable, so an unchanged item reuses its message instead of building it again)."""
+    tail_sections: list[str] = field(default_factory=list)
+    """What changes between compactions (summary, session notes): sent after the newest
+    message, so updating it never un-caches the history."""
+    tool_units: list[PrefixUnit] = field(default_factory=list)
+    system_units: list[PrefixUnit] = field(default_factory=list)
+    system_marks: list[tuple[int, int]] = field(default_factory=list)
+    """(characters of `system`, units of the prefix) at the end of each stable system block."""
+    units: list[PrefixUnit] = field(default_factory=list)
+    breakpoints: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # One pass over the items; every processor then reads only its own layer.
@@ -114,34 +139,80 @@ def _section(title: str, body: str) -> str:
 DEFERRED_TITLE = "Deferred tools (load with tool_search)"
 
 
+def stable_key(parts: tuple[object, ...]) -> str:
+    """A key for what a piece of the request is made of that is the same in every process
+    (it is kept in the session log): short strings as they are, long ones by length and
+    CRC-32 (fast: the whole request's text in about a millisecond)."""
+    shown = []
+    for part in parts:
+        if isinstance(part, str) and len(part) > 64:
+            shown.append(f"#{len(part)}:{zlib.crc32(part.encode('utf-8', 'surrogatepass')):08x}")
+        else:
+            shown.append(str(part))
+    return "|".join(shown)
+
+
+def _unit(state: AssemblyState, item: ContextItem, text: str) -> PrefixUnit:
+    return PrefixUnit(stable_key((item.id, text)), state.costs[item.id], item.id)
+
+
+def _mark_system(state: AssemblyState) -> None:
+    units = len(state.tool_units) + len(state.system_units)
+    chars = len("\n\n".join(state.system_sections))
+    if units and (not state.system_marks or state.system_marks[-1][1] < units):
+        state.system_marks.append((chars, units))
+
+
 def process_system(state: AssemblyState) -> str:
     deferred: list[str] = []
+    deferred_units: list[PrefixUnit] = []
     for item in state.of(Layer.SYSTEM):
+        text = item.sent_text()
         if item.kind is ItemKind.TOOL_SCHEMA and item.state is ItemState.DEFERRED \
                 and not item.pinned:
-            deferred.append(item.sent_text().rstrip())  # its name and one line
+            deferred.append(text.rstrip())  # its name and one line
+            deferred_units.append(_unit(state, item, text))
         elif item.kind is ItemKind.TOOL_SCHEMA:
-            state.tools.append(ToolSchema.model_validate_json(item.sent_text()))
+            state.tools.append(ToolSchema.model_validate_json(text))
+            state.tool_units.append(_unit(state, item, text))
         else:
-            state.system_sections.append(item.sent_text().rstrip())
+            state.system_sections.append(text.rstrip())
+            state.system_units.append(_unit(state, item, text))
         state.use(item)
     if deferred:
         state.system_sections.append(_section(DEFERRED_TITLE, "\n".join(deferred)))
+        state.system_units.extend(deferred_units)
+    _mark_system(state)
     return f"{len(state.tools)} tools" + (f", {len(deferred)} deferred" if deferred else "")
 
 
 def process_memory(state: AssemblyState) -> str:
+    """Memory files join the stable system prompt; session notes and the plan, updated
+    during the session, go after the newest message."""
     items = state.of(Layer.MEMORY)
     for item in items:
-        state.system_sections.append(_section(item.title, item.sent_text()))
+        section = _section(item.title, item.sent_text())
+        if item.kind in (ItemKind.SESSION_NOTES, ItemKind.PLAN):
+            state.tail_sections.append(section)
+        else:
+            state.system_sections.append(section)
+            state.system_units.append(_unit(state, item, section))
         state.use(item)
+    _mark_system(state)
     return f"{len(items)} memory items"
 
 
 def process_summary(state: AssemblyState) -> str:
+    """The running summary changes between compactions: it goes after the newest message. A
+    chunk's handoff is written once, at the chunk boundary: it joins the stable prefix."""
     items = state.of(Layer.SUMMARY)
     for item in items:
-        state.system_sections.append(_section("Session summary", item.sent_text()))
+        section = _section("Session summary", item.sent_text())
+        if isinstance(item.payload, HandoffPayload):
+            state.system_sections.append(section)
+            state.system_units.append(_unit(state, item, section))
+        else:
+            state.tail_sections.append(section)
         state.use(item)
     return f"{len(items)} summaries"
 
@@ -213,88 +284,45 @@ def process_budget(state: AssemblyState) -> str:
     return f"trimmed {len(state.trimmed)} items to {total:,} tokens"
 
 
-def _message(role: Role, content: str, *, tool_calls: tuple[ToolCall, ...] = (),
-             tool_call_id: str | None = None, name: str | None = None,
-             is_error: bool = False) -> Message:
-    return Message(role=role, content=content, tool_calls=tool_calls,
-                   tool_call_id=tool_call_id, name=name, is_error=is_error)
-
-
-def _turn_messages(items: list[ContextItem], cache: MessageCache) -> list[Message]:
-    """A turn's messages. Every tool item sent is paired with a call: through its assistant
-    message, or, when that message is not sent (dropped or folded), through a bare
-    assistant message carrying just the calls, so what is counted is what is sent."""
-    calls = {call_id: item for item in items
-             if item.kind is ItemKind.TOOL_CALL and (call_id := item.source.tool_call_id)}
-    claimed = {call_id for item in items if item.kind is ItemKind.ASSISTANT_MESSAGE
-               for call_id in item.call_ids if call_id in calls}
-    messages: list[Message] = []
-    orphans: list[ContextItem] = []
-    for item in items:
-        if item.kind is ItemKind.USER_MESSAGE:
-            text = item.sent_text()
-            key: MessageKey = ("user", item.id, text)
-            message = cache.get(key)
-            if message is None:
-                message = cache[key] = _message("user", text)
-            messages.append(message)
-        elif item.kind is ItemKind.ASSISTANT_MESSAGE:
-            ids = tuple(call_id for call_id in item.call_ids if call_id in calls)
-            messages.extend(_assistant_turn(item.id, item.sent_text(), ids, calls, cache))
-        elif item.kind is ItemKind.TOOL_CALL and item.source.tool_call_id not in claimed:
-            orphans.append(item)
-    if orphans:
-        orphan_ids = {item.id for item in orphans}
-        bare = tuple(call_id for call_id, call in calls.items() if call.id in orphan_ids)
-        messages.extend(_assistant_turn(f"bare:{orphans[0].id}", "", bare, calls, cache))
-    return messages
-
-
-def _assistant_turn(key_id: str, text: str, ids: tuple[str, ...],
-                    calls: dict[str, ContextItem], cache: MessageCache) -> list[Message]:
-    # A call's sent arguments depend only on its item's state and pin (its arguments never
-    # change), so those stand in for them in the key.
-    forms = tuple((calls[call_id].state, calls[call_id].pinned) for call_id in ids)
-    key: MessageKey = ("assistant", key_id, text, ids, forms)
-    message = cache.get(key)
-    if message is None:
-        tool_calls = tuple(ToolCall(id=call_id, name=calls[call_id].call.name,
-                                    arguments=calls[call_id].sent_arguments())
-                           for call_id in ids)
-        message = cache[key] = _message("assistant", text, tool_calls=tool_calls)
-    out = [message]
-    for call_id in ids:
-        call = calls[call_id]
-        content = call.sent_text()
-        key = ("tool", call.id, content, call_id)
-        message = cache.get(key)
-        if message is None:
-            message = cache[key] = _message("tool", content, tool_call_id=call_id,
-                                            name=call.call.name or None,
-                                            is_error=call.call.is_error)
-        out.append(message)
-    return out
-
-
 def process_format(state: AssemblyState) -> str:
-    messages: list[Message] = []
+    """The request: stable system and history first, then what changes every turn (summary,
+    notes, retrieved and pinned context) after the newest message, with the cache
+    breakpoints at the stable boundaries."""
+    built: list[Built] = []
     if state.digests:
-        messages.append(_message("user", "Earlier in this session (recall any exchange by "
-                                 "id):\n" + "\n".join(state.digests)))
-        messages.append(_message("assistant", "Noted."))
+        digests = "Earlier in this session (recall any exchange by id):\n" + \
+            "\n".join(state.digests)
+        owner = next(iter(state.of(Layer.HISTORY, [ItemKind.EXCHANGE_DIGEST]))).id
+        built.append((message_of("user", digests), ("digests", digests), owner))
+        built.append((message_of("assistant", "Noted."), ("digests", "Noted."), owner))
+    current = max(state.turns) if state.turns else None
+    earlier = len(built)
     for turn in sorted(state.turns):
-        messages.extend(_turn_messages(state.turns[turn], state.cache))
-    if state.context_blocks:
-        block = "\n\n".join(state.context_blocks)
-        last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
-        if last_user is None:
-            messages.append(_message("user", block))
-        else:
-            original = messages[last_user]
-            messages[last_user] = _message("user", f"{block}\n\n{original.content}")
-    state.request = ChatRequest(model=state.model, system="\n\n".join(state.system_sections),
-                                messages=tuple(messages), tools=tuple(state.tools),
-                                max_tokens=state.max_tokens)
+        built.extend(turn_messages(state.turns[turn], state.cache))
+        if turn != current:
+            earlier = len(built)
+    messages = tuple(message for message, _, _ in built)
+    units = [*state.tool_units, *state.system_units]
+    marks = [mark for _, mark in state.system_marks][-2:]
+    counted: set[str] = set()
+    for _, key, owner in built:
+        # Each item's tokens are counted once, on the first message it makes.
+        tokens = state.costs.get(owner, 0) if owner not in counted else 0
+        counted.add(owner)
+        units.append(PrefixUnit(stable_key(key), tokens, owner))
+        if len(units) - len(state.tool_units) - len(state.system_units) == earlier:
+            marks.append(len(units))
+    message_marks = sorted({index for index in (earlier - 1, len(messages) - 1) if index >= 0})
+    if message_marks:
+        marks.append(len(units))
+    state.units = units
+    state.breakpoints = sorted(set(marks))
+    tail = [*state.tail_sections, *state.context_blocks]
+    state.request = ChatRequest(
+        model=state.model, system="\n\n".join(state.system_sections), messages=messages,
+        tools=tuple(state.tools), max_tokens=state.max_tokens, context="\n\n".join(tail),
+        cache=CacheBreaks(system=tuple(chars for chars, _ in state.system_marks[-2:]),
+                          messages=tuple(message_marks)))
     return f"{len(messages)} messages, {len(state.tools)} tools"
 
 
@@ -342,7 +370,8 @@ def assemble(items: Iterable[ContextItem], *, limit: int, reserve: int,
     layer_tokens.pop(Layer.RESERVE)
     return AssemblyResult(request=state.request, chain=tuple(chain), item_tokens=item_tokens,
                           layer_tokens=layer_tokens, total=sum(item_tokens.values()),
-                          trimmed=tuple(state.trimmed))
+                          trimmed=tuple(state.trimmed), prefix=tuple(state.units),
+                          breakpoints=tuple(state.breakpoints))
 
 
 def tool_schema_text(schema: ToolSchema) -> str:

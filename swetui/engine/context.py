@@ -12,10 +12,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from swetui.engine.assembly import AssemblyResult, MessageCache, assemble
+from swetui.engine.assembly import AssemblyResult, assemble
+from swetui.engine.assembly_messages import MessageCache
 from swetui.engine.blobs import BlobStore
 from swetui.engine.budget import Budget, BudgetSettings, make_budget
 from swetui.engine.bus import EventBus
+from swetui.engine.cache import CacheView, Mark, SentPrefix, expect_cache
 from swetui.engine.events import BudgetChanged, ItemsChanged
 from swetui.engine.items import LAYER_ORDER, ContextItem, ItemKind, ItemState, Layer
 from swetui.engine.tokens import MESSAGE_OVERHEAD, TokenCounter, content_hash
@@ -84,6 +86,8 @@ class ContextEngine:
         self._batch: list[str] | None = None
         self._messages: MessageCache = {}
         self._batch_reason = ""
+        self.last_sent: SentPrefix | None = None
+        """The stable prefix of the last request sent (what the provider may hold)."""
 
     def next_turn(self) -> int:
         """Start the next turn and return its number (the one place turns are counted)."""
@@ -139,6 +143,26 @@ class ContextEngine:
             limit = reserve + int((limit - reserve) / ratio)
         return assemble(self._items.values(), limit=limit, reserve=reserve, costs=self._sent,
                         model=self.model, max_tokens=max_tokens, cache=self._messages)
+
+    # -- the provider's cache -------------------------------------------------------------
+
+    def note_sent(self, result: AssemblyResult, at: float) -> None:
+        """`result` was sent at `at` (monotonic seconds): its stable prefix is what the
+        provider is expected to have cached."""
+        self.last_sent = SentPrefix(units=result.prefix, breakpoints=result.breakpoints,
+                                     model=self.model, at=at)
+
+    def restore_sent(self, marks: Iterable[Mark], model: str, at: float) -> None:
+        """A send read back from the session log (`at`: when, in monotonic seconds)."""
+        self.last_sent = SentPrefix(units=(), breakpoints=(), model=model, at=at,
+                                     marks=tuple(marks))
+
+    def cache_view(self, now: float, result: AssemblyResult | None = None) -> CacheView:
+        """Which part of the next request (`result`, assembled now when not given) is
+        expected to be read from the cache if sent at `now`, and which is sent fresh."""
+        result = result if result is not None else self.assemble()
+        return expect_cache(self.last_sent, result.prefix, result.total, model=self.model,
+                            now=now)
 
     # -- identity --------------------------------------------------------------------------
 

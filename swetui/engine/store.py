@@ -44,6 +44,10 @@ class SessionInfo:
     modified: float
     events: int
     title: str
+    cost_usd: float = 0.0
+    """What its model calls cost, as recorded with each call (`model_call` → `cost`)."""
+    unpriced_calls: int = 0
+    """Model calls with no known price (an unknown model, or logged before costs were)."""
 
 
 def new_session_id() -> str:
@@ -227,6 +231,22 @@ def list_sessions(directory: Path) -> list[SessionInfo]:
         events = loaded.events if loaded else []
         title = next((str(event.get("text", ""))[:60] for event in events
                       if event.get("type") == "turn_started"), "")
+        usd, unpriced = _recorded_cost(events)
         infos.append(SessionInfo(path.stem, path, path.stat().st_mtime, len(events),
-                                 title or "(no input yet)"))
+                                 title or "(no input yet)", usd, unpriced))
     return infos
+
+
+def _recorded_cost(events: list[dict[str, Any]]) -> tuple[float, int]:
+    """The dollars the model calls of a log recorded, and how many recorded no price."""
+    usd, unpriced = 0.0, 0
+    for event in events:
+        if event.get("type") != "model_call":
+            continue
+        cost = event.get("cost")
+        value = cost.get("usd") if isinstance(cost, dict) else None
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            usd += value
+        else:
+            unpriced += 1
+    return usd, unpriced

@@ -35,27 +35,58 @@ _STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_
 _RETRYABLE_ERRORS = {"overloaded_error", "api_error", "rate_limit_error"}
 
 
+CACHE = {"type": "ephemeral"}
+"""Anthropic's `cache_control` value: the prefix up to here is cached (5 minutes)."""
+
+
 def anthropic_messages(request: ChatRequest) -> list[dict[str, Any]]:
     """The conversation as Messages-API turns.
 
     Tool results become `tool_result` blocks of a user turn; consecutive turns of one role
     (several tool results, or results followed by user text) are merged into one turn, as
-    the API expects alternating roles.
+    the API expects alternating roles. The request's changing context comes last, as a text
+    block of the final user turn, after the cache breakpoint of the newest message.
     """
     turns: list[dict[str, Any]] = []
-    for message in request.messages:
+    marks = set(request.cache.messages)
+    for index, message in enumerate(request.messages):
         role, blocks = _blocks(message)
         if not blocks:
             continue  # the API refuses empty content
+        if index in marks:
+            blocks[-1]["cache_control"] = CACHE
         if turns and turns[-1]["role"] == role:
             turns[-1]["content"].extend(blocks)
         else:
             turns.append({"role": role, "content": blocks})
+    if request.context:
+        block = {"type": "text", "text": request.context}
+        if turns and turns[-1]["role"] == "user":
+            turns[-1]["content"].append(block)
+        else:
+            turns.append({"role": "user", "content": [block]})
+    if request.cache.messages:
+        return turns  # blocks throughout: a turn is sent the same way whether marked or not
     for turn in turns:
         content = turn["content"]
         if len(content) == 1 and content[0]["type"] == "text":
             turn["content"] = content[0]["text"]
     return turns
+
+
+def anthropic_system(request: ChatRequest) -> list[dict[str, Any]]:
+    """The system prompt as text blocks cut at its stable boundaries, each cached."""
+    blocks: list[dict[str, Any]] = []
+    start = 0
+    for end in sorted(set(request.cache.system)):
+        if start < end <= len(request.system):
+            blocks.append({"type": "text", "text": request.system[start:end].strip("\n"),
+                           "cache_control": CACHE})
+            start = end
+    rest = request.system[start:].strip("\n")
+    if rest:
+        blocks.append({"type": "text", "text": rest})
+    return blocks
 
 
 def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
@@ -84,10 +115,12 @@ def anthropic_body(request: ChatRequest, *, model: str,
         "stream": True,
     }
     if request.system:
-        body["system"] = request.system
+        body["system"] = anthropic_system(request) if request.cache.system else request.system
     if request.tools:
         body["tools"] = [{"name": tool.name, "description": tool.description,
                           "input_schema": tool.parameters} for tool in request.tools]
+        if 0 in request.cache.system and not request.system:
+            body["tools"][-1]["cache_control"] = CACHE  # no system: the tools end the block
     if thinking_budget:
         body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
     elif request.temperature is not None:  # the API refuses a temperature with thinking

@@ -66,6 +66,12 @@ def openai_messages(request: ChatRequest, *, text_tools: bool = False,
             wire[-1]["content"] += "\n\n" + out["content"]  # templates want turns to alternate
         else:
             wire.append(out)
+    if request.context:
+        # After the newest message: the prefix these servers cache stays as it was sent.
+        if text_tools and wire and wire[-1]["role"] == "user":
+            wire[-1]["content"] += "\n\n" + request.context
+        else:
+            wire.append({"role": "user", "content": request.context})
     return wire
 
 

@@ -96,6 +96,24 @@ def _no_model_name(provider: str, env: Mapping[str, str]) -> str:
     return models_message(provider, host, server.models_now())
 
 
+def endpoint(spec: str, env: Mapping[str, str]) -> str | None:
+    """The base URL `spec` would talk to (from `env` as `create_provider` reads it); None
+    for `offline` and an unknown provider."""
+    provider, _ = split_spec(spec)
+    if provider == "anthropic":
+        from swetui.providers.anthropic import (  # noqa: PLC0415 (see the top)
+            DEFAULT_ANTHROPIC_BASE_URL,
+        )
+        return _setting(env, "ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL
+    if provider == "openai":
+        from swetui.providers.openai import DEFAULT_OPENAI_BASE_URL  # noqa: PLC0415 (see the top)
+        return _setting(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+    if provider == "ollama":
+        from swetui.providers.ollama import ollama_base_url  # noqa: PLC0415 (see the top)
+        return ollama_base_url(_setting(env, "OLLAMA_HOST"))
+    return None
+
+
 def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0,
                     tool_calls: ToolCallMode = "auto", temperature: float | None = None,
                     **options: Any) -> Provider:

@@ -55,9 +55,11 @@ async def test_the_outline_is_an_item_to_pin_and_the_first_request_uses_the_map(
     outline = session.engine.get(ITEM_ID)
     assert outline.state is ItemState.DROPPED and "src/ledger.py" in outline.content
     assert "class Ledger" in outline.content and "def settle_balance" in outline.content
-    assert "Repository map" not in str(session.engine.assemble().request.messages)
+    before = session.engine.assemble().request
+    assert "Repository map" not in str(before.messages) + before.context
     session.engine.pin(ITEM_ID)
-    assert "Repository map" in str(session.engine.assemble().request.messages)
+    after = session.engine.assemble().request  # pinned material follows the newest message
+    assert "Repository map" in after.context
     await session.aclose()
 
 

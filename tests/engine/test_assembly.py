@@ -44,8 +44,11 @@ def test_layers_land_where_the_design_says():
     result = engine.assemble()
     request = result.request
     assert "SYSTEM-TEXT" in request.system and "MEMORY-TEXT" in request.system
+    # Retrieved material changes every turn: it goes after the newest message, so the
+    # conversation before it is sent again unchanged (and stays cached).
     last_user = [m for m in request.messages if m.role == "user"][-1]
-    assert last_user.content.startswith('<context id="f"') and "question 2" in last_user.content
+    assert last_user.content == "question 2: some text"
+    assert request.context.startswith('<context id="f"') and "TASK-TEXT" in request.context
     assert [m.role for m in request.messages] == ["user", "assistant", "tool"] * 2
     assert [r.name for r in result.chain] == [name for name, _, _ in PIPELINE]
     assert result.layer_tokens[Layer.TASK] == result.item_tokens["f"]

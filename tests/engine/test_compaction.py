@@ -40,7 +40,7 @@ def session(turns: int, seed: int = 3) -> ContextEngine:
 
 def request_text(engine: ContextEngine) -> str:
     request = engine.assemble().request
-    return "\n".join([request.system, *(m.content for m in request.messages)])
+    return "\n".join([request.system, *(m.content for m in request.messages), request.context])
 
 
 def original_identifiers(items: list[ContextItem]) -> set[str]:

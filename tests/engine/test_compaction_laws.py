@@ -112,7 +112,7 @@ def test_a_chunk_boundary_archives_the_history_keeps_pins_and_the_plan_and_undoe
                       title="Handoff from chunk 1", chunk=1)
     compactor.apply(engine, plan)
     request = engine.assemble().request
-    assert "Handoff from chunk 1" in request.system and "fix parse_config_3" in request.system
+    assert "Handoff from chunk 1" in request.system and "fix parse_config_3" in request.context
     anchors = {engine.get(item_id).source.tool_call_id for item_id in pinned}
     for item in engine:
         if item.id in pinned or item.id == "plan":

@@ -57,7 +57,7 @@ async def test_model_summaries_replace_the_structural_ones():
 
     compactor.apply(engine, plan)
     request = engine.assemble().request
-    assert "We refactored the parser" in request.system
+    assert "We refactored the parser" in request.context  # after the stable history
     assert engine.budget().total == plan.tokens_after
 
 

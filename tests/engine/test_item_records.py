@@ -5,6 +5,7 @@ same items, request and compactions as the code that wrote it restored."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -60,11 +61,27 @@ def state(session: AgentSession, root: Path) -> dict[str, Any]:
     engine = session.engine
     request = json.loads(engine.assemble().request.canonical_json().replace(str(root),
                                                                              "<ROOT>"))
-    return {"request": {key: value for key, value in request.items()
+    return {"request": {key: value for key, value in old_layout(request).items()
                         if key not in ("system", "tools")},
             "active": active_compactions(engine), "turn": engine.turn,
             "budget": [usage.model_dump(mode="json") for usage in engine.budget().layers
                        if usage.name != "system"]}
+
+
+def old_layout(request: dict[str, Any]) -> dict[str, Any]:
+    """The request as the fixture's code laid it out: retrieved and pinned `<context>` blocks
+    ahead of the last user message (now they follow the newest message, with the notes and
+    summary that were part of the system prompt, which is not compared)."""
+    context = request.get("context", "")
+    request = {key: value for key, value in request.items() if key not in ("context", "cache")}
+    blocks = re.findall(r'<context id=".*?</context>', context, re.S)
+    users = [i for i, message in enumerate(request["messages"]) if message["role"] == "user"]
+    if blocks and users:
+        last = dict(request["messages"][users[-1]])
+        last["content"] = "\n\n".join(blocks) + "\n\n" + last["content"]
+        request["messages"] = [*request["messages"][:users[-1]], last,
+                               *request["messages"][users[-1] + 1:]]
+    return request
 
 
 def expected_state(which: str) -> dict[str, Any]:

@@ -178,7 +178,7 @@ def test_a_context_block_has_well_formed_attributes(repo):
     engine.add(ContextItem(id="q", kind=ItemKind.FILE, layer=Layer.TASK,
                            title='odd "name".py', content="x = 1",
                            source=Source(path='odd "name".py')))
-    message = engine.assemble().request.messages[-1].content
+    message = engine.assemble().request.context  # sent after the newest message
     headers = [line for line in message.splitlines() if line.startswith("<context ")]
     assert len(headers) == 2
     for header in headers:

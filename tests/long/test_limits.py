@@ -40,7 +40,7 @@ async def test_more_than_three_failures_in_a_row_end_the_chunk_at_the_next_step(
     assert len(chunks) == 1 and "repeated failures" in chunks[0].message
     # it fell after the fourth failed call had its result, before the next request
     request = session.provider.requests[-1]
-    assert "Handoff from chunk 1" in request.system and "find the config" in request.system
+    assert "Handoff from chunk 1" in request.system and "find the config" in request.context
     texts = [message.content for message in request.messages]
     assert any("(turn 2)" in text for text in texts)  # the running turn stays whole
     assert not any("(turn 1)" in text for text in texts)

@@ -94,8 +94,9 @@ async def test_a_45_turn_session_warns_chunks_hands_off_and_compacts_a_handful_o
         request = server.requests[first_request[turn]].json
         system = request["messages"][0]["content"]
         assert f"Handoff from chunk {chunk}" in system
-        assert "Plan (todo)" in system and "read every module" in system
-        sent = json.dumps(request["messages"][1:])
+        trailing = request["messages"][-1]["content"]  # the plan follows the newest message
+        assert "Plan (todo)" in trailing and "read every module" in trailing
+        sent = json.dumps(request["messages"][1:-1])  # the exchanges (not notes, the plan)
         assert f"(turn {turn - 1})" not in sent and f"(turn {turn - 20})" not in sent
         assert f"(turn {turn})" in sent
 

@@ -37,6 +37,8 @@ class PanesApp(App[None]):
             case ItemsChanged(ids=ids):
                 for inspector in self.query(ContextInspector):
                     inspector.items_changed(ids)
+                for gauge in self.query(BudgetGauge):
+                    gauge.items_changed()
             case ApprovalRequested() | ApprovalDecided() | ApprovalCancelled():
                 for pane in self.query(ApprovalQueuePane):
                     pane.sync()

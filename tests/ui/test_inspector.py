@@ -88,7 +88,8 @@ class InspectorApp(PanesApp):
 
 def request_text(engine: ContextEngine) -> str:
     request = engine.assemble().request
-    return request.system + "\n".join(message.content for message in request.messages)
+    return request.system + "\n".join(message.content for message in request.messages) + \
+        request.context
 
 
 # -- snapshots -------------------------------------------------------------------------------

@@ -144,6 +144,7 @@ class WorkspaceScreen(Screen[None]):
                 self.gauge.show(budget)
             case ItemsChanged(ids=ids):
                 self.inspector.items_changed(ids)
+                self.gauge.items_changed()
             case ApprovalRequested() | ApprovalDecided() | ApprovalCancelled():
                 self.approvals.sync()
                 self._update_pending()
@@ -174,6 +175,7 @@ class WorkspaceScreen(Screen[None]):
             case ToolCallFinished() | AnswerChunk():
                 status.activity = "Thinking…"
             case TurnFinished():
+                self.gauge.turn_finished(event)
                 status.stop()
                 self.header.busy = False
 

@@ -74,6 +74,10 @@ class RequestView(ModalScreen[None]):
                         yield Static(self._role(message), classes="role")
                         yield Static(Text(_clip(message.content) or "(empty)"),
                                      classes="content")
+                    if request.context:
+                        yield Static(Text("context · after the newest message, uncached",
+                                          style="bold"), classes="role")
+                        yield Static(Text(_clip(request.context)), classes="content")
                 with TabPane("Tools", id="tools"), VerticalScroll():
                     yield Static(self._tools(), id="request-tools")
                 with TabPane("JSON", id="json"):

@@ -17,12 +17,12 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
 
-from swetui.agent import (
-    ServerStatus,
-)
+from swetui.agent import ServerStatus, TurnFinished
 from swetui.engine.budget import Budget, LayerUsage
+from swetui.engine.cache import CacheView
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import Layer
+from swetui.ui.widgets.gauge_cache import CACHE_DELAY, LastTurn, cache_line
 
 FRAME = 1 / 30
 """The shortest time between two repaints."""
@@ -140,9 +140,34 @@ class BudgetGauge(Widget):
         """Force the compact (True) or full (False) layout; None picks by terminal height."""
         self.servers: tuple[ServerStatus, ...] = ()
         """The MCP servers, shown under the system layer with their tokens."""
+        self.cache: CacheView | None = None
+        """The next request split into expected-cached and fresh (after a first send)."""
+        self.last_turn: LastTurn | None = None
+        self._cache_timer: Timer | None = None
 
     def on_mount(self) -> None:
         self.show(self.engine.budget())
+        # A cached prefix expires unused: look again now and then, not only on changes.
+        self.set_interval(15, self.items_changed)
+
+    def items_changed(self) -> None:
+        """The context changed: work out the cache split again, shortly (a burst of changes
+        costs one assembly)."""
+        if self._cache_timer is None and self.engine.last_sent is not None:
+            self._cache_timer = self.set_timer(CACHE_DELAY, self._update_cache)
+
+    def turn_finished(self, event: TurnFinished) -> None:
+        """Show the last turn's measured hit rate and cost."""
+        if event.usage is not None or event.cost is not None:
+            self.last_turn = LastTurn(event.usage, event.cost)
+        self.items_changed()
+        self.refresh(layout=True)
+
+    def _update_cache(self) -> None:
+        self._cache_timer = None
+        if self.engine.model != "offline":  # no provider, no cache, no cost
+            self.cache = self.engine.cache_view(monotonic())
+            self.refresh(layout=True)
 
     # -- showing ---------------------------------------------------------------------------
 
@@ -239,7 +264,8 @@ class BudgetGauge(Widget):
         servers = 0
         if self.servers:
             servers = 1 if self.is_compact else min(len(self.servers), MAX_SERVER_LINES + 1)
-        return rows + servers + (1 if self._has_measure_line else 0)
+        return rows + servers + (1 if self._has_measure_line else 0) + \
+            (1 if (self.cache or self.last_turn) else 0)
 
     @property
     def _has_measure_line(self) -> bool:
@@ -252,6 +278,10 @@ class BudgetGauge(Widget):
             lines.append(self._threshold_line(width))
         if self._has_measure_line:
             lines.append(self._measured_line(width))
+        if self.cache or self.last_turn:
+            lines.append(cache_line(self.cache, self.last_turn, width, tokens=format_tokens,
+                                    label=self._style("label"), cached=self._style("memory"),
+                                    fresh=self._style("task")))
         if self.is_compact:
             rows = self.budget.layers
             half = width // 2

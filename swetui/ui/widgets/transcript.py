@@ -24,6 +24,7 @@ from swetui.agent import (
     ToolCallStarted,
     TurnFinished,
     TurnStarted,
+    format_cost,
 )
 from swetui.engine.events import (
     CompactionFinished,
@@ -214,6 +215,8 @@ class Transcript(VerticalScroll):
         approx = "~" if estimated else ""
         line.append(f" · ↑{approx}{up} ↓{approx}{down}" + (" (estimated)" if estimated else ""),
                     style="dim")
+        if event.cost is not None and event.cost.basis not in ("local", "none"):
+            line.append(f" · {format_cost(event.cost)}", style="dim")
         self._add(CompletionLine(line, kind=kind))
 
     def replay(self, events: Iterable[AgentEvent]) -> None:
