@@ -6,8 +6,9 @@ providers work and are tested headless.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from swetui.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from swetui.providers.anthropic import AnthropicProvider
@@ -55,12 +56,7 @@ _HOMES: dict[str, str] = {
 """Where each name lives. A name is imported when first used, so a session of the offline
 model never loads httpx and the network providers (a third of `swetui run`'s start-up)."""
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_exports(__name__, _HOMES)
 
 
 __all__ = [
