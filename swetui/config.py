@@ -183,6 +183,10 @@ class Settings(BaseModel):
     """Remembered approval decisions (workspace config)."""
     mcp: McpSettings = Field(default_factory=McpSettings)
     """MCP servers (`[mcp.servers.NAME]`) and deferral, timeouts (`[mcp]`)."""
+    spending_cap: float | None = Field(default=None, gt=0)
+    """US dollars one session may spend on model calls. Before a call that would pass it, the
+    screen asks (once per turn) and `swetui run` does not send it (exit code 3). Unset: no
+    cap."""
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Prices per model (`[prices."openai:my-model"]` or by the model's name), in dollars per
     million tokens, for models genai-prices does not know or prices differently."""

@@ -24,6 +24,16 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from swetui.agent.approvals import ApprovalQueue, UnknownActionError
+from swetui.agent.change_cost import (
+    CACHE_STATES,
+    ChangePrice,
+    CompactionChange,
+    ContextChange,
+    EditChange,
+    ItemsChange,
+    ModelChange,
+    toggle_action,
+)
 from swetui.agent.cost import Cost, format_cost, format_usd
 from swetui.agent.diffs import NO_NEWLINE, Hunk
 from swetui.agent.events import (
@@ -47,6 +57,7 @@ from swetui.agent.mcp.status import McpServersChanged, ServerStatus
 from swetui.agent.policy import protection
 from swetui.agent.rules import Scope as RuleScope
 from swetui.agent.rules import WorkspaceRules
+from swetui.agent.spending import SpendCheck, SpendingCap, SpendingPrompt
 from swetui.agent.stats import SessionStats
 from swetui.agent.tools.base import ToolError, ToolResult
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
@@ -94,6 +105,10 @@ __all__ = [
     "ToolResult", "tool_icon", "Usage", "usage_line",
     # what model calls cost, and the provider's cache
     "Cost", "format_cost", "format_usd", "last_turn_usage", "restore_cache_prefix",
+    # the price of a change before it is made, and the spending cap
+    "CACHE_STATES", "ChangePrice", "CompactionChange", "ContextChange", "EditChange",
+    "ItemsChange", "ModelChange", "toggle_action", "SpendCheck", "SpendingCap",
+    "SpendingPrompt",
     # MCP servers
     "McpServers", "McpServersChanged", "ServerStatus", "mcp_arguments_text", "mcp_server_of",
 ]
@@ -156,6 +171,9 @@ class Session(Protocol):
     def init_memory(self) -> Path: ...
     def stats(self) -> SessionStats: ...
     def session_cost(self) -> Cost: ...
+    def price_change(self, change: ContextChange) -> ChangePrice: ...
+    @property
+    def spending(self) -> SpendingCap: ...
     def sessions(self) -> Sequence[SessionInfo]: ...
     def sandbox_notice(self) -> str | None: ...
 

@@ -17,6 +17,7 @@ from swetui.agent.approvals import ApprovalQueue
 from swetui.agent.at_path import add_workspace_file
 from swetui.agent.background import BackgroundTasks
 from swetui.agent.calibrations import CalibrationStore
+from swetui.agent.change_cost import ChangePrice, ContextChange, price_change
 from swetui.agent.chunks import SessionChunks
 from swetui.agent.compacting import SessionCompaction
 from swetui.agent.cost import Cost
@@ -33,6 +34,7 @@ from swetui.agent.plan import Plan
 from swetui.agent.pricing import PriceBook
 from swetui.agent.repository_map import RepositoryMap
 from swetui.agent.sensitive import is_secret_file
+from swetui.agent.spending import SpendingCap
 from swetui.agent.stats import SessionStats, session_stats
 from swetui.agent.summarizer import Summarizer
 from swetui.agent.tool_format import sync_tool_format
@@ -47,7 +49,7 @@ from swetui.agent.usage_log import restore_from_log, session_cost, session_usage
 from swetui.config import ApprovalRule, ConfigError, Mode
 from swetui.engine.bus import EventBus
 from swetui.engine.compaction import CompactionPlan, recall
-from swetui.engine.events import CompactionFinished
+from swetui.engine.events import CompactionFinished, EngineNotice
 from swetui.engine.items import ContextItem
 from swetui.engine.project_memory import build_project_memory
 from swetui.engine.sources import memory_items
@@ -102,6 +104,7 @@ class AgentSession:
             cache_path=workspace.paths.dir / "symbols" / "map.json"
             if workspace.store.persistent else None)
         self.prices = PriceBook(self.env, self.settings.prices)
+        self.spending = SpendingCap(self.settings.spending_cap)
         self._task: asyncio.Task[TurnFinished] | None = None
         logs = workspace.paths.logs / f"{workspace.session_id}.log" \
             if workspace.store.persistent else None
@@ -212,15 +215,17 @@ class AgentSession:
     async def _before_request(self) -> str | None:
         """Before each model call: what the local server says (once), compaction when the
         request passed the threshold, then a chunk boundary when a limit calls for one
-        (between steps, never mid-tool). A message when the request cannot be sent (the
-        window is too small)."""
+        (between steps, never mid-tool), then the spending cap. A message when the request
+        cannot be sent (the window is too small, the cap)."""
         refusal = await self.local.ready()
         if refusal:
             return refusal
         await self.compaction.if_needed()
         await self.chunks.before_step()
         sync_tool_format(self.engine, self.provider)  # the tools may have changed (MCP)
-        return None
+        return await self.spending.check(
+            self.engine, self.workspace.store.events, self.prices.cost,
+            lambda message: self.bus.publish(EngineNotice(message=message)))
 
     def cancel(self) -> bool:
         """Interrupt the running turn (the UI's esc); False when nothing runs."""
@@ -326,6 +331,11 @@ class AgentSession:
                              cost=self.session_cost(),
                              pending_approvals=len(self.queue.pending()),
                              persisted=self.workspace.store.persistent)
+
+    def price_change(self, change: ContextChange) -> ChangePrice:
+        """What `change` would do to the next request's tokens, cache and cost, worked out
+        before it is made (nothing changes)."""
+        return price_change(self.engine, change, now=time.monotonic(), cost=self.prices.cost)
 
     def session_cost(self) -> Cost:
         """What this session's model calls have cost so far (resumed parts included)."""

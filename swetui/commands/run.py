@@ -51,6 +51,8 @@ def warn(message: str) -> None:
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_SPENDING_CAP = 3
+"""A model call was not sent: it would have taken the session past its spending cap."""
 
 
 class Printer:
@@ -230,7 +232,7 @@ async def _run(options: LaunchOptions, prompt: str, out: TextIO) -> int:
         printer.reader_gone()
     if finished.error:
         warn(finished.error)
-        return EXIT_FAILED
+        return EXIT_SPENDING_CAP if session.spending.stopped is not None else EXIT_FAILED
     if finished.interrupted:  # ctrl+c: the turn was closed cleanly, but it did not finish
         print("swetui: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -83,7 +83,7 @@ def _reached_mark(marks: Sequence[Mark], units: Sequence[PrefixUnit]) -> Mark | 
     return max(matched, default=None)
 
 
-CacheState = Literal["cold", "warm", "expired", "other-model"]
+CacheState = Literal["cold", "warm", "expired", "other-model", "none"]
 
 
 class CacheView(BaseModel):
@@ -101,7 +101,8 @@ class CacheView(BaseModel):
     """The first item whose part of the request changed since the last send."""
     state: CacheState = "cold"
     """`cold`: nothing sent yet; `expired`: the last send is older than the cache lasts;
-    `other-model`: the model changed since; `warm`: the cache is expected to hold."""
+    `other-model`: the model changed since; `warm`: the cache is expected to hold; `none`:
+    the model keeps no cache (offline)."""
 
     @property
     def fresh(self) -> int:
@@ -127,6 +128,8 @@ def expect_cache(previous: SentPrefix | None, units: Sequence[PrefixUnit], total
                  model: str, now: float, lifetime: float = LIFETIME) -> CacheView:
     """The cache view of a request whose stable units are `units` (`total` tokens in all),
     sent at `now` after `previous`."""
+    if model == "offline":
+        return CacheView(total=total, cached=0, unchanged=0, state="none")
     if previous is None:
         return CacheView(total=total, cached=0, unchanged=0, state="cold")
     if not previous.units:  # read back from the log: known only at its breakpoints

@@ -127,10 +127,12 @@ class ContextEngine:
                            calibration=calibration,
                            calibration_source=self._calibration_source.get(self.model))
 
-    def assemble(self, *, max_tokens: int | None = None) -> AssemblyResult:
+    def assemble(self, *, max_tokens: int | None = None, changes: Iterable[Priced] = (),
+                 added: Iterable[ContextItem] = ()) -> AssemblyResult:
         """The exact next request, with attribution: what the inspector shows is what is sent.
         The answer may take up to 8,192 tokens, or the reserve when that is smaller (a small
-        window)."""
+        window). With `changes` (from `price` or `price_edit`) and `added` items: the request
+        as it would be with them, worked out on the side (nothing changes)."""
         if max_tokens is None:
             reserve = self.settings.reserve
             max_tokens = min(8192, reserve) if reserve > 0 else 8192
@@ -141,7 +143,15 @@ class ContextEngine:
         if ratio and ratio > 0 and limit > reserve:
             # The model counts `ratio` tokens per estimated one: what fits is what fits for it.
             limit = reserve + int((limit - reserve) / ratio)
-        return assemble(self._items.values(), limit=limit, reserve=reserve, costs=self._sent,
+        items, costs = self._items, self._sent
+        changes, added = list(changes), list(added)
+        if changes or added:
+            items, costs = dict(items), dict(costs)
+            for change in changes:
+                items[change.item.id], costs[change.item.id] = change.item, change.cost
+            for item in map(self._prepare, added):
+                items[item.id], costs[item.id] = item, self._sent_cost(item)
+        return assemble(items.values(), limit=limit, reserve=reserve, costs=costs,
                         model=self.model, max_tokens=max_tokens, cache=self._messages)
 
     # -- the provider's cache -------------------------------------------------------------
@@ -157,12 +167,14 @@ class ContextEngine:
         self.last_sent = SentPrefix(units=(), breakpoints=(), model=model, at=at,
                                      marks=tuple(marks))
 
-    def cache_view(self, now: float, result: AssemblyResult | None = None) -> CacheView:
+    def cache_view(self, now: float, result: AssemblyResult | None = None,
+                   model: str | None = None) -> CacheView:
         """Which part of the next request (`result`, assembled now when not given) is
-        expected to be read from the cache if sent at `now`, and which is sent fresh."""
+        expected to be read from the cache if sent at `now` (to `model`, by default this
+        engine's), and which is sent fresh."""
         result = result if result is not None else self.assemble()
-        return expect_cache(self.last_sent, result.prefix, result.total, model=self.model,
-                            now=now)
+        return expect_cache(self.last_sent, result.prefix, result.total,
+                            model=self.model if model is None else model, now=now)
 
     # -- identity --------------------------------------------------------------------------
 
@@ -232,6 +244,15 @@ class ContextEngine:
         if text == original:
             return self.update(item_id, content=original, original=None, reason="edit reverted")
         return self.update(item_id, content=text, original=original, reason="edited")
+
+    def price_edit(self, item_id: str, text: str) -> Priced:
+        """What `edit(item_id, text)` would put in place, priced; nothing changes."""
+        item = self.get(item_id)
+        original = item.original if item.original is not None else item.content
+        update = {"content": original, "original": None} if text == original else \
+            {"content": text, "original": original}
+        changed = self._prepare(item.model_copy(update=update), force=True)
+        return Priced(changed, self._sent_cost(changed), item, self)
 
     def revert_edit(self, item_id: str) -> ContextItem:
         item = self.get(item_id)

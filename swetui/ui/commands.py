@@ -17,9 +17,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import App
 
-from swetui.agent import (
-    Session,
-)
+from swetui.agent import ModelChange, Session
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 from swetui.files import read_error
 from swetui.text import one_line, terminal_safe
@@ -136,6 +134,8 @@ class SlashCommands:
         self.screen = screen
         self._said: list[str] = []
         """What the running command has said, as text (recorded when it ends)."""
+        self.model_asked: str | None = None
+        """A model switch whose price was shown: the same `/model` again makes it."""
         self.handlers: dict[str, Callable[[str], Awaitable[None] | None]] = {
             "compact": self.cmd_compact, "context": self.cmd_context, "init": self.cmd_init,
             "notes": self.cmd_notes, "stats": self.cmd_stats, "mode": self.cmd_mode,
@@ -242,6 +242,14 @@ class SlashCommands:
 
     async def cmd_model(self, argument: str) -> None:
         if argument and not argument.endswith(":"):
+            asked, self.model_asked = self.model_asked, None
+            if argument != self.session.model and argument != asked:
+                # The price first: what the switch turns from cached into fresh.
+                price = self.session.price_change(ModelChange(argument))
+                if price.effect.uncached:
+                    self.model_asked = argument
+                    self.say(f"{price.line()}. /model {argument} again to switch.", "warning")
+                    return
             self.screen.set_model(argument)
             return
         if not argument:

@@ -14,9 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from swetui.agent import (
-    Session,
-)
+from swetui.agent import ChangePrice, CompactionChange, Session
 from swetui.engine.compaction import CompactionPlan
 from swetui.text import one_line
 from swetui.ui.compaction_figures import compaction_figures
@@ -27,9 +25,9 @@ FOLDS_SHOWN = 200
 """Folds listed by name; the rest are counted (a long session folds thousands)."""
 
 
-def figures_table(plan: CompactionPlan, window: int) -> Table:
+def figures_table(plan: CompactionPlan, window: int, price: ChangePrice | None = None) -> Table:
     table = Table(box=None, padding=(0, 1), show_header=False, expand=False)
-    figures = compaction_figures(plan, window)
+    figures = compaction_figures(plan, window, price)
     # The figures never wrap or shrink; their notes give way on a narrow terminal.
     table.add_column("", style="bold", no_wrap=True,
                      min_width=max(len(figure.label) for figure in figures))
@@ -65,16 +63,19 @@ class CompactionPreview(ModalScreen[bool]):
 
     CANCELLED = "Compaction cancelled: nothing changed."
 
-    def __init__(self, plan: CompactionPlan, window: int) -> None:
+    def __init__(self, plan: CompactionPlan, window: int,
+                 price: ChangePrice | None = None) -> None:
         super().__init__()
         self.plan = plan
         self.window = window
+        self.price = price
+        """What it un-caches and what the next send costs (None: not priced)."""
 
     def compose(self) -> ComposeResult:
         plan = self.plan
         with Vertical(id="compaction-dialog"):
             yield Label("Compact the context?", id="compaction-title")
-            yield Static(figures_table(plan, self.window), id="compaction-figures")
+            yield Static(figures_table(plan, self.window, self.price), id="compaction-figures")
             if plan.instructions:
                 yield Static(Text(f"keeping: {one_line(plan.instructions)}"),
                              id="compaction-instructions")
@@ -103,7 +104,8 @@ async def compact_after_preview(app: App[None], session: Session, *,
     plan = session.preview_compaction(item_ids, instructions)
     if plan.folds and plan.tokens_after < plan.tokens_before:
         window = session.engine.budget().limit
-        if not await app.push_screen_wait(CompactionPreview(plan, window)):
+        price = session.price_change(CompactionChange(plan))
+        if not await app.push_screen_wait(CompactionPreview(plan, window, price)):
             return "cancelled"
     finished = await session.compact(trigger=trigger, instructions=instructions,
                                      item_ids=item_ids)

@@ -11,7 +11,14 @@ benchmarks.
 
 from __future__ import annotations
 
-from swetui.engine.compaction.apply import NoCompaction, StalePlan, active_compactions, apply, undo
+from swetui.engine.compaction.apply import (
+    NoCompaction,
+    StalePlan,
+    active_compactions,
+    apply,
+    priced_folds,
+    undo,
+)
 from swetui.engine.compaction.compactor import Compactor
 from swetui.engine.compaction.model import ModelCompactor, parse_reply
 from swetui.engine.compaction.plan import CompactionPlan, Fold
@@ -22,5 +29,5 @@ from swetui.engine.compaction.text import identifiers
 __all__ = [
     "FORMS", "CompactionPlan", "Compactor", "Fold", "ModelCompactor", "NoCompaction",
     "RecallError", "StalePlan", "StructuralCompactor", "active_compactions", "apply",
-    "identifiers", "parse_reply", "recall", "undo",
+    "identifiers", "parse_reply", "priced_folds", "recall", "undo",
 ]

@@ -71,7 +71,7 @@ def apply(engine: ContextEngine, plan: CompactionPlan,
     engine.bus.publish(CompactionStarted(compaction_id=plan.compaction_id, trigger=trigger,
                                          items=len(plan.folds), tokens_before=before))
     with paused_gc(), engine.batch("compacted"):
-        engine.commit([_priced(engine, plan, fold) for fold in plan.folds], reason="compacted")
+        engine.commit(priced_folds(engine, plan), reason="compacted")
         for item in plan.created:
             engine.add(item, reason="compacted")
     finished = CompactionFinished(
@@ -82,6 +82,12 @@ def apply(engine: ContextEngine, plan: CompactionPlan,
         duration_ms=plan.planned_ms + (time.perf_counter() - started) * 1000)
     engine.bus.publish(finished)
     return finished
+
+
+def priced_folds(engine: ContextEngine, plan: CompactionPlan) -> list[Priced]:
+    """Each folded item as the plan will put it in place (what a preview assembles on the
+    side: `engine.assemble(changes=…, added=plan.created)`)."""
+    return [_priced(engine, plan, fold) for fold in plan.folds]
 
 
 def _number(compaction_id: str) -> int:

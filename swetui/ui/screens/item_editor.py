@@ -6,6 +6,7 @@ an `EditorResult`; the caller decides what saving means (an engine edit, an appr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,11 +14,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Label, Static, TextArea
 
 from swetui.engine.items import ContextItem
 from swetui.text import one_line
 from swetui.ui.screens.item_preview import numbered
+
+PRICE_DELAY = 0.3
+"""Seconds after the last keystroke before the edit is priced again."""
 
 
 @dataclass(frozen=True)
@@ -40,22 +45,26 @@ class ItemEditor(ModalScreen[EditorResult | None]):
     ]
 
     def __init__(self, title: str, text: str, *, subtitle: str = "", can_revert: bool = False,
-                 save_label: str = "save") -> None:
+                 save_label: str = "save", price: Callable[[str], str] | None = None) -> None:
         super().__init__()
         self.heading = title
         self.subtitle = subtitle
         self.text = text
         self.can_revert = can_revert
         self.save_label = save_label
+        self.price = price
+        """What saving `text` would do to the next request (a line), shown as it is typed."""
+        self._price_timer: Timer | None = None
 
     @classmethod
-    def for_item(cls, item: ContextItem) -> ItemEditor:
+    def for_item(cls, item: ContextItem,
+                 price: Callable[[str], str] | None = None) -> ItemEditor:
         """The editor for a context item: what is sent now, with the original kept."""
         subtitle = f"{item.kind.value} · {item.layer.value}"
         if item.edited:
             subtitle += " · edited (ctrl+r restores the original)"
         return cls(f"Edit {one_line(item.title)}", item.content, subtitle=subtitle,
-                   can_revert=item.edited)
+                   can_revert=item.edited, price=price)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="editor-dialog"):
@@ -64,6 +73,8 @@ class ItemEditor(ModalScreen[EditorResult | None]):
                 yield Label(self.subtitle, id="editor-subtitle", markup=False)
             yield TextArea(self.text, id="editor-text", show_line_numbers=not numbered(self.text),
                            soft_wrap=True)
+            if self.price is not None:
+                yield Static("", id="editor-price", markup=False)
             hints = [f"ctrl+s {self.save_label}", "esc cancel"]
             if self.can_revert:
                 hints.append("ctrl+r restore original")
@@ -72,6 +83,19 @@ class ItemEditor(ModalScreen[EditorResult | None]):
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+        self._show_price()
+
+    def on_text_area_changed(self) -> None:
+        if self.price is not None:  # priced again once typing pauses
+            if self._price_timer is not None:
+                self._price_timer.stop()
+            self._price_timer = self.set_timer(PRICE_DELAY, self._show_price)
+
+    def _show_price(self) -> None:
+        self._price_timer = None
+        if self.price is not None:
+            line = self.price(self.query_one(TextArea).text)
+            self.query_one("#editor-price", Static).update(f"saving: {line}")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "revert":

@@ -37,8 +37,10 @@ from swetui.ui.mentions import add_mentioned_paths
 from swetui.ui.screens.approval_lines import action_id_of, decision_line
 from swetui.ui.screens.layout import size_classes, too_small_hint
 from swetui.ui.screens.modals import open_modal
+from swetui.ui.screens.spending_question import ask_on
 from swetui.ui.screens.trust_review import review_workspace_trust
 from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
+from swetui.ui.widgets.change_price_line import ChangePriceLine
 from swetui.ui.widgets.header import WorkspaceHeader, short_path
 from swetui.ui.widgets.modal_requests import ModalRequest
 from swetui.ui.widgets.prompt import PromptBar, PromptInput
@@ -89,6 +91,8 @@ class WorkspaceScreen(Screen[None]):
         self.gauge = BudgetGauge(session.engine, id="gauge")
         self.gauge.can_focus = True  # every pane is reachable by keyboard (and F8 maximises)
         self.inspector = ContextInspector(session.engine, id="inspector", root=root)
+        self.change_price = ChangePriceLine(self.inspector, session.price_change,
+                                            id="change-price")
         self.approvals = ApprovalQueuePane(session.queue, id="approvals", root=root)
 
     def compose(self) -> ComposeResult:
@@ -100,6 +104,7 @@ class WorkspaceScreen(Screen[None]):
             with Vertical(id="sidebar"):
                 yield self.gauge
                 yield self.inspector
+                yield self.change_price
                 yield self.approvals
         yield self.prompt
         yield Footer(id="footer", compact=True)
@@ -120,6 +125,7 @@ class WorkspaceScreen(Screen[None]):
             # Text, not markup: a notice can quote what a repository wrote.
             self.transcript.notice(Text(f"! {notice}"), "warning")
         self._update_pending()
+        self.session.spending.ask = ask_on(self.app)  # a call past the cap asks first
         self.session.start()
         self.call_after_refresh(self.session.start_servers)  # never before the first frame
         self._index_files()
@@ -338,7 +344,7 @@ class WorkspaceScreen(Screen[None]):
     def _open_modal(self, message: ModalRequest) -> None:
         """A pane asked for a modal (deny reason, editor, batch review, preview)."""
         message.stop()
-        open_modal(self.app, message)
+        open_modal(self.app, message, self.session.price_change)
 
     @on(ContextInspector.CompactRequested)
     def _compact_selection(self, message: ContextInspector.CompactRequested) -> None:

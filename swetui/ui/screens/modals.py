@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import App
 
-from swetui.agent import mcp_arguments_text
+from swetui.agent import ChangePrice, ContextChange, EditChange, mcp_arguments_text
 from swetui.text import one_line
 from swetui.ui.screens.batch_review import BatchReview
 from swetui.ui.screens.deny_reason import DenyReason
@@ -22,8 +24,10 @@ from swetui.ui.widgets.modal_requests import (
 )
 
 
-def open_modal(app: App[object], request: ModalRequest) -> None:
-    """Push the modal `request` asks for; its answer goes to the request's callback."""
+def open_modal(app: App[object], request: ModalRequest,
+               price: Callable[[ContextChange], ChangePrice] | None = None) -> None:
+    """Push the modal `request` asks for; its answer goes to the request's callback.
+    `price` prices a change to the context (the item editor shows what saving costs)."""
     match request:
         case DenyReasonRequested(action=action, deny=deny):
             def denied(reason: str | None) -> None:
@@ -64,7 +68,10 @@ def open_modal(app: App[object], request: ModalRequest) -> None:
                 elif result.text is not None:
                     save(result.text)
 
-            app.push_screen(ItemEditor.for_item(item), saved)
+            def edit_price(text: str) -> str:
+                return price(EditChange(item.id, text)).line() if price is not None else ""
+
+            app.push_screen(ItemEditor.for_item(item, edit_price if price else None), saved)
         case ItemPreviewRequested(item=item, sent_tokens=tokens):
             app.push_screen(ItemPreview(item, tokens))
         case RequestViewRequested(engine=engine):

@@ -158,8 +158,8 @@ class BudgetGauge(Widget):
 
     def turn_finished(self, event: TurnFinished) -> None:
         """Show the last turn's measured hit rate and cost."""
-        if event.usage is not None or event.cost is not None:
-            self.last_turn = LastTurn(event.usage, event.cost)
+        if event.usage is not None and event.usage.input_tokens:  # a turn that sent nothing
+            self.last_turn = LastTurn(event.usage, event.cost)       # keeps the last figures
         self.items_changed()
         self.refresh(layout=True)
 

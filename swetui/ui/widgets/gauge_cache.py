@@ -51,5 +51,5 @@ def cache_line(view: CacheView | None, last: LastTurn | None, width: int, *,
         if text.cell_len + length > width:
             break
         for part, style in piece:
-            text.append(part.lstrip(" ") if not text.cell_len else part, style)
+            text.append(part.lstrip(" ·") if not text.cell_len else part, style)
     return text
