@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast, get_args
@@ -74,6 +75,9 @@ class AgentSession:
     def __init__(self, workspace: Workspace, provider: Provider, model: str, *, mode: Mode,
                  env: Mapping[str, str]) -> None:
         self.workspace = workspace
+        self.notices: list[str] = workspace.notices
+        self.session_id = workspace.session_id
+        self.notes_path = workspace.paths.session_notes
         self.engine = workspace.engine
         self.bus: EventBus = workspace.engine.bus
         self.root = workspace.root
@@ -164,24 +168,12 @@ class AgentSession:
                 "that is not plainly read-only asks, in every mode.")
 
     @property
-    def notices(self) -> list[str]:
-        return self.workspace.notices
-
-    @property
-    def session_id(self) -> str:
-        return self.workspace.session_id
-
-    @property
     def mode(self) -> Mode:
         return self.toolbox.mode
 
     @property
     def busy(self) -> bool:
         return self._task is not None and not self._task.done()
-
-    @property
-    def notes_path(self) -> Path:
-        return self.workspace.paths.session_notes
 
     @property
     def restored(self) -> list[PendingAction]:
@@ -333,8 +325,6 @@ class AgentSession:
                              persisted=self.workspace.store.persistent)
 
     def price_change(self, change: ContextChange) -> ChangePrice:
-        """What `change` would do to the next request's tokens, cache and cost, worked out
-        before it is made (nothing changes)."""
         return price_change(self.engine, change, now=time.monotonic(), cost=self.prices.cost)
 
     def session_cost(self) -> Cost:

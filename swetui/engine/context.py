@@ -78,7 +78,7 @@ class ContextEngine:
         self._items: dict[str, ContextItem] = {}
         self._sent: dict[str, int] = {}
         self._layer_tokens: dict[Layer, int] = dict.fromkeys(LAYER_ORDER, 0)
-        self._draft_tokens = 0
+        self.draft_tokens = 0
         self._measured: int | None = None
         self._calibration: dict[str, float] = {}
         self._calibration_source: dict[str, str] = {}
@@ -121,7 +121,7 @@ class ContextEngine:
     def budget(self) -> Budget:
         """The current budget: O(layers), never recounts."""
         tokens = dict(self._layer_tokens)
-        tokens[Layer.HISTORY] += self._draft_tokens
+        tokens[Layer.HISTORY] += self.draft_tokens
         calibration = self._calibration.get(self.model)
         return make_budget(tokens, self.settings, measured=self._measured,
                            calibration=calibration,
@@ -239,11 +239,10 @@ class ContextEngine:
 
     def edit(self, item_id: str, text: str) -> ContextItem:
         """Replace what is sent for an item by the user's text; the original is kept."""
-        item = self.get(item_id)
-        original = item.original if item.original is not None else item.content
-        if text == original:
-            return self.update(item_id, content=original, original=None, reason="edit reverted")
-        return self.update(item_id, content=text, original=original, reason="edited")
+        change = self.price_edit(item_id, text)
+        edited = change.item.original is not None
+        self._replace(change.item, "edited" if edited else "edit reverted", change.cost)
+        return change.item
 
     def price_edit(self, item_id: str, text: str) -> Priced:
         """What `edit(item_id, text)` would put in place, priced; nothing changes."""
@@ -256,16 +255,14 @@ class ContextEngine:
 
     def revert_edit(self, item_id: str) -> ContextItem:
         item = self.get(item_id)
-        if item.original is None:
-            return item
-        return self.update(item_id, content=item.original, original=None, reason="edit reverted")
+        return item if item.original is None else self.edit(item_id, item.original)
 
     def mark_stale(self, item_id: str) -> ContextItem:
         return self.update(item_id, state=ItemState.STALE, reason="stale: changed on disk")
 
     def set_draft(self, text: str) -> Budget:
         """Count the prompt being typed, so the gauge moves as the user types."""
-        self._draft_tokens = self.counter.count_message(text) if text else 0
+        self.draft_tokens = self.counter.count_message(text) if text else 0
         budget = self.budget()
         self.bus.publish(BudgetChanged(budget=budget))
         return budget
@@ -401,18 +398,3 @@ class ContextEngine:
         else:
             self.bus.publish(ItemsChanged(ids=(item.id,), reason=reason))
             self.bus.publish(BudgetChanged(budget=self.budget()))
-
-    def recount_all(self) -> Budget:
-        """Recount every item from scratch (no cache): the naive baseline benchmarks compare
-        against, and a consistency check for tests."""
-        totals = dict.fromkeys(LAYER_ORDER, 0)
-        for item in self._items.values():
-            if item.sent:
-                text = item.sent_text()
-                tokens = self.counter.count_uncached(text) + MESSAGE_OVERHEAD
-                if item.kind is ItemKind.TOOL_CALL and item.sent_arguments():
-                    tokens += self.counter.count_uncached(
-                        json.dumps(item.sent_arguments(), sort_keys=True))
-                totals[item.effective_layer] += tokens
-        totals[Layer.HISTORY] += self._draft_tokens
-        return make_budget(totals, self.settings, measured=self._measured)

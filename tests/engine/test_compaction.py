@@ -25,6 +25,7 @@ from swetui.engine.events import (
 )
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
 from swetui.engine.payloads import ToolCallPayload
+from swetui.engine.recount import recount_all
 from tests.engine.helpers import role, turn_of
 
 compactor = StructuralCompactor()
@@ -309,7 +310,7 @@ def test_apply_reuses_the_planned_items_and_reprices_what_changed_since():
     assert engine.get(restubbed.id).stub == "edited stub in the preview"
     reused = [f.id for f in plan.folds if f.id not in (retitled.id, restubbed.id)]
     assert all(engine.get(item_id) is priced[item_id].item for item_id in reused)
-    assert plan.tokens_after == engine.budget().total == engine.recount_all().total
+    assert plan.tokens_after == engine.budget().total == recount_all(engine).total
     assert engine.assemble().total == engine.budget().total
 
 
@@ -341,7 +342,7 @@ def test_engine_price_and_commit_keep_the_totals_exact_and_refuse_stale_changes(
     assert engine.get(call.id) is call  # pricing changes nothing
     engine.commit(changes, reason="test")
     assert engine.get(call.id).stub == "one line" and engine.sent_tokens(call.id) == changes[0].cost
-    assert engine.budget().total == engine.recount_all().total == engine.assemble().total
+    assert engine.budget().total == recount_all(engine).total == engine.assemble().total
     with pytest.raises(StaleChange):  # the item changed since it was priced
         engine.commit([engine.price(call, state=ItemState.INCLUDED)])
     with pytest.raises(ValueError):

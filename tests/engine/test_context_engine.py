@@ -4,6 +4,7 @@ from swetui.engine.budget import BudgetSettings
 from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.engine.events import BudgetChanged, ItemsChanged
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
+from swetui.engine.recount import recount_all
 
 from .helpers import conversation
 
@@ -17,16 +18,16 @@ def test_budget_tracks_every_change_and_matches_a_full_recount():
     engine.add(file_item("a", "alpha " * 200))
     engine.add(file_item("b", "beta " * 50))
     conversation(engine, 3)
-    assert engine.budget().total == engine.recount_all().total
+    assert engine.budget().total == recount_all(engine).total
     before = engine.budget().total
     engine.drop("a")
     assert engine.budget().total < before
-    assert engine.budget().total == engine.recount_all().total
+    assert engine.budget().total == recount_all(engine).total
     engine.restore("a")
     engine.pin("b")
     assert engine.budget().layer(Layer.PINNED).tokens == engine.get("b").tokens
     engine.set_content("b", "beta " * 500)
-    assert engine.budget().total == engine.recount_all().total
+    assert engine.budget().total == recount_all(engine).total
     assert engine.budget().total == engine.assemble().total
 
 
@@ -120,7 +121,7 @@ def test_tool_result_whose_assistant_message_is_dropped_is_still_paired_and_coun
     assert [c.id for c in bare.tool_calls] == ["call1"]
     calls = [c.id for m in messages for c in m.tool_calls]
     assert calls == [m.tool_call_id for m in messages if m.role == "tool"]
-    assert engine.budget().total == result.total == engine.recount_all().total
+    assert engine.budget().total == result.total == recount_all(engine).total
 
 
 def test_folded_tool_call_sends_shortened_arguments():
@@ -135,5 +136,5 @@ def test_folded_tool_call_sends_shortened_arguments():
     call = next(c for m in engine.assemble().request.messages for c in m.tool_calls)
     assert call.arguments["path"] == "a.py"
     assert "3,000 chars; recall c1" in call.arguments["content"]
-    assert engine.budget().total == engine.assemble().total == engine.recount_all().total
+    assert engine.budget().total == engine.assemble().total == recount_all(engine).total
     assert engine.cost_if(engine.get("c1"), state=ItemState.INCLUDED) == full
