@@ -15,7 +15,14 @@ from tests.ui.screen_text import screen_text
 from tests.ui.waits import events_of, settle, slash, until
 
 
-def _history_header(app: SweTuiApp) -> str:
+async def _history_header(pilot, app: SweTuiApp) -> str:
+    # The cursor goes to the first history item, as a user scrolls there: the header above it
+    # is then on screen whatever the inspector's height.
+    inspector = app.screen.inspector
+    history = inspector.rows.items_in(Layer.HISTORY)
+    if history:
+        inspector.move_to(history[0])
+    await settle(pilot)
     rows = screen_text(app).splitlines()
     found = [row for row in rows if "History ·" in row]
     assert found, "\n".join(rows)
@@ -42,10 +49,10 @@ async def test_undo_and_compactions_leave_no_clutter(make_app, demo: Path) -> No
         await long_session(app, demo)
         await pilot.press("f4")
         await settle(pilot)
-        before = _history_header(app)
+        before = await _history_header(pilot, app)
         assert re.search(r"History · 24 items", before), before
         await _compact(pilot, app, 1)
-        after = _history_header(app)
+        after = await _history_header(pilot, app)
         counted = re.search(r"History · (\d+) sent · \d+ compacted", after)
         assert counted is not None, after
         sent = int(counted.group(1))
