@@ -74,9 +74,14 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         parser.add_argument("--json", action="store_true", help="print JSON")
         _common(parser)
     elif command == "init":
-        parser.description = "Write SWETUI.md: the project memory the agent reads every turn."
+        parser.description = ("Write SWETUI.md, the project memory the agent reads every turn: "
+                              "the configured model writes it from a scan of the workspace "
+                              "(offline: the scan itself). Asks before replacing one.")
         parser.add_argument("path", nargs="?", default=".", help="workspace (default: .)")
-        parser.add_argument("--force", action="store_true", help="overwrite an existing file")
+        parser.add_argument("--force", action="store_true",
+                            help="replace an existing SWETUI.md without asking")
+        parser.add_argument("--model", metavar="PROVIDER:MODEL",
+                            help="the model that writes it (offline: the structural scan)")
     elif command == "rules":
         parser.description = ("List the workspace's remembered approval rules (allow/deny a "
                               "command prefix or a path glob), or remove one.")
@@ -166,9 +171,11 @@ def _dispatch(command: str, args: argparse.Namespace) -> int:
 
             return show_context(_options(args), as_json=args.json)
         if command == "init":
-            from swetui.commands.init import init_memory_file
+            from swetui.commands.init import ask_on_terminal, init_memory_file
 
-            return init_memory_file(Path(args.path), force=args.force)
+            asking = sys.stdin.isatty() and sys.stderr.isatty()
+            return init_memory_file(_options(args), force=args.force,
+                                    ask=ask_on_terminal if asking else None)
         if command == "rules":
             from swetui.commands.rules import show_rules
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from swetui.agent.api import *  # noqa: F403 (the public API is api.py's __all__)
 from swetui.agent.api import __all__ as _api
-from swetui.agent.session import AgentSession, SessionBusy
+from swetui.agent.busy import SessionBusy
+from swetui.agent.session import AgentSession
 
 __all__ = [*_api, "AgentSession", "SessionBusy"]

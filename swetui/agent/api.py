@@ -55,6 +55,7 @@ from swetui.agent.mcp.names import server_of as mcp_server_of
 from swetui.agent.mcp.servers import McpServers
 from swetui.agent.mcp.status import McpServersChanged, ServerStatus
 from swetui.agent.policy import protection
+from swetui.agent.project_init import InitOutcome, MemoryExists, write_project_memory
 from swetui.agent.rules import Scope as RuleScope
 from swetui.agent.rules import WorkspaceRules
 from swetui.agent.spending import SpendCheck, SpendingCap, SpendingPrompt
@@ -84,12 +85,13 @@ from swetui.engine.compaction.plan import CompactionPlan
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import CompactionFinished, EngineEvent
 from swetui.engine.items import ContextItem
+from swetui.engine.project_scan import Progress
 from swetui.engine.store import SessionInfo
 from swetui.engine.workspace import Workspace
 from swetui.providers.usage import Usage as Usage
 from swetui.providers.usage import usage_line as usage_line
 
-__all__ = [
+__all__ = ["InitOutcome", "MemoryExists", "write_project_memory", 
     # the session and the events it publishes
     "AgentEvent", "Session", "CompactionTrigger", "SessionStats",
     "AnswerChunk", "CommandShown", "CompactionNotice", "ModelCallFinished", "ModelCallStarted",
@@ -158,6 +160,7 @@ class Session(Protocol):
                       instructions: str | None = None,
                       item_ids: list[str] | None = None) -> CompactionFinished | None: ...
     def undo_compaction(self) -> str: ...
+    def handoff(self) -> Path | None: ...
 
     # edits, files, settings
     def undo_edit(self) -> str: ...
@@ -168,7 +171,8 @@ class Session(Protocol):
     def set_mode(self, mode: str) -> None: ...
     def set_model(self, spec: str) -> None: ...
     async def available_models(self, spec: str | None = None) -> list[str] | None: ...
-    def init_memory(self) -> Path: ...
+    async def init_memory(self, *, replace: bool = False,
+                          progress: Progress | None = None) -> InitOutcome: ...
     def stats(self) -> SessionStats: ...
     def session_cost(self) -> Cost: ...
     def price_change(self, change: ContextChange) -> ChangePrice:

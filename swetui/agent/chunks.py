@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from swetui.agent.busy import SessionBusy
 from swetui.agent.compacting import SessionCompaction
 from swetui.agent.handoff import Handoff, chunk_exchanges, handoff_summary
-from swetui.agent.limits import SessionLimits, Trigger
+from swetui.agent.limits import SessionLimits, Trigger, turns_of
 from swetui.agent.plan import Plan
 from swetui.agent.turn_events import SessionLimit
 from swetui.engine.compaction import apply
@@ -28,7 +29,8 @@ def earlier_summary(handoff_text: str) -> str:
 
 REASONS: dict[Trigger, str] = {
     "soft": "the soft turn limit", "hard": "the hard turn limit",
-    "window": "the window is nearly full", "failures": "repeated failures"}
+    "window": "the window is nearly full", "failures": "repeated failures",
+    "manual": "you asked for it (/handoff)"}
 
 
 class SessionChunks:
@@ -63,6 +65,16 @@ class SessionChunks:
         trigger = self.limits.at_end_of_turn()
         if trigger is not None:
             self.boundary(trigger, keep_from=self.engine.turn + 1)
+
+    def by_hand(self, *, busy: bool) -> Path | None:
+        """End the chunk now (the user's `/handoff`): write the handoff and start the next
+        chunk from it. The handoff file (None when not written); SessionBusy during a turn,
+        ValueError when this chunk has no turn to hand off."""
+        if busy:
+            raise SessionBusy("the agent is working: hand off when the turn has ended")
+        if self.limits.turns < 1:
+            raise ValueError("nothing to hand off: this chunk has no turn yet")
+        return self.boundary("manual", keep_from=self.engine.turn + 1)
 
     def handoff(self, trigger: Trigger, keep_from: int) -> Handoff:
         """The record of the chunk ending now (turns up to `keep_from` - 1)."""
@@ -115,7 +127,7 @@ class SessionChunks:
         self.engine.bus.publish(SessionLimit(
             turn=self.engine.turn, kind="chunk", chunk=chunk, handoff=shown,
             message=f"Chunk {handoff.chunk} ended ({REASONS[trigger]}, "
-                    f"{handoff.turns_completed} turns): chunk {chunk} starts from the "
+                    f"{turns_of(handoff.turns_completed)}): chunk {chunk} starts from the "
                     f"handoff{f' {shown}' if shown else ''}; the earlier history is "
                     "archived (recall any turn)"))
         return written

@@ -15,7 +15,9 @@ from swetui.engine.compaction import (
     active_compactions,
     undo,
 )
+from swetui.engine.compaction.current import bring_up_to_date
 from swetui.engine.compaction.room import what_takes_the_room
+from swetui.engine.compaction.warm import keep_warm
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import CompactionFinished, EngineNotice
 from swetui.engine.store import RecordEvent
@@ -38,6 +40,11 @@ class SessionCompaction:
         size at which it may try again (it grew by what a settled compaction frees)."""
         self.fired = 0
         """Automatic compactions this process ran."""
+        keep_warm(engine)  # a compaction then only gathers what each item holds
+
+    def after_turn(self) -> None:
+        """The running summary (once the history is layered) says where the session is."""
+        bring_up_to_date(self.engine)
 
     @property
     def target_tokens(self) -> int:

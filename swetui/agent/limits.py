@@ -15,7 +15,12 @@ from swetui.engine.bus import EventBus
 from swetui.engine.context import ContextEngine
 
 WRITING_TOOLS = frozenset({"edit_file", "write_file"})
-Trigger = Literal["soft", "hard", "window", "failures"]
+Trigger = Literal["soft", "hard", "window", "failures", "manual"]
+
+
+def turns_of(count: int) -> str:
+    """`1 turn`, `2 turns`."""
+    return f"{count} turn{'' if count == 1 else 's'}"
 
 
 class SessionLimits:
@@ -65,8 +70,11 @@ class SessionLimits:
         settings, out = self.settings, []
         checks = (
             ("turns", settings.warn_turns, self.turns,
-             f"{self.turns} turns in this chunk: at {settings.soft_chunk_turns or '—'} swetui "
-             "writes a handoff and continues from it"),
+             f"{turns_of(self.turns)} in this chunk: " + (
+                 f"at {settings.soft_chunk_turns} swetui writes a handoff and continues from it"
+                 if settings.soft_chunk_turns else
+                 "automatic handoffs are off (soft_chunk_turns = 0); /handoff starts a new "
+                 "chunk")),
             ("read", settings.files_read_limit, len(self.read),
              f"{len(self.read)} files read in this chunk (limit {settings.files_read_limit}): "
              "prefer targeted reads"),

@@ -6,7 +6,6 @@ task so esc can cancel it, and restores a resumed session's pending approvals as
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +16,7 @@ from swetui.agent.approval_journal import RestoredApprovals, journal_approvals
 from swetui.agent.approvals import ApprovalQueue
 from swetui.agent.at_path import add_workspace_file
 from swetui.agent.background import BackgroundTasks
+from swetui.agent.busy import SessionBusy
 from swetui.agent.calibrations import CalibrationStore
 from swetui.agent.change_cost import ChangePrice, ContextChange, price_change
 from swetui.agent.chunks import SessionChunks
@@ -33,6 +33,7 @@ from swetui.agent.model_provider import provider_for
 from swetui.agent.notes import SessionNotes
 from swetui.agent.plan import Plan
 from swetui.agent.pricing import PriceBook
+from swetui.agent.project_init import InitOutcome, ProjectMemoryWriter
 from swetui.agent.repository_map import RepositoryMap
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.spending import SpendingCap
@@ -52,21 +53,15 @@ from swetui.engine.bus import EventBus
 from swetui.engine.compaction import CompactionPlan, recall
 from swetui.engine.events import CompactionFinished, EngineNotice
 from swetui.engine.items import ContextItem
-from swetui.engine.project_memory import build_project_memory
-from swetui.engine.sources import memory_items
+from swetui.engine.project_scan import Progress
 from swetui.engine.store import SessionInfo, list_sessions
 from swetui.engine.watcher import WorkspaceWatcher, refresh
 from swetui.engine.workspace import Workspace, open_workspace
-from swetui.files import atomic_write
 from swetui.options import LaunchOptions, settings_for
 from swetui.providers.base import Provider
 from swetui.providers.registry import local_server_of, model_server, resolve_model, split_spec
 from swetui.secrets import STORE
 from swetui.trust_review import workspace_notices
-
-
-class SessionBusy(RuntimeError):
-    """A turn is already running."""
 
 
 class AgentSession:
@@ -110,6 +105,8 @@ class AgentSession:
         self.prices = PriceBook(self.env, self.settings.prices)
         self.spending = SpendingCap(self.settings.spending_cap)
         self._task: asyncio.Task[TurnFinished] | None = None
+        self.memory_writer = ProjectMemoryWriter(self.engine, self.root,
+                                                 lambda: (self.model, self.provider))
         logs = workspace.paths.logs / f"{workspace.session_id}.log" \
             if workspace.store.persistent else None
         self.event_log = EventLog(logs)
@@ -173,7 +170,7 @@ class AgentSession:
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return (self._task is not None and not self._task.done()) or self.memory_writer.running
 
     @property
     def restored(self) -> list[PendingAction]:
@@ -200,6 +197,7 @@ class AgentSession:
             self._task.cancel()
             finished = await self._task
         self.notes.after_turn(finished, text)
+        self.compaction.after_turn()
         self.local.remember()
         self.chunks.after_turn()
         return finished
@@ -223,6 +221,8 @@ class AgentSession:
         """Interrupt the running turn (the UI's esc); False when nothing runs."""
         if not self.busy:
             return False
+        if self.memory_writer.cancel():
+            return True
         assert self._task is not None
         self._task.cancel()
         return True
@@ -233,6 +233,10 @@ class AgentSession:
     def transcript(self) -> list[TurnEvent]:
         """The turn events of the session so far (a resumed one), to re-render it."""
         return rebuild_transcript(self.workspace.store.events)
+
+    def handoff(self) -> Path | None:
+        """End the chunk now (`/handoff`): see `SessionChunks.by_hand`."""
+        return self.chunks.by_hand(busy=self.busy)
 
     # -- compaction ------------------------------------------------------------------------
 
@@ -306,16 +310,10 @@ class AgentSession:
             server = model_server(split_spec(spec)[0], self.env)
         return await server.models() if server is not None else None
 
-    def init_memory(self) -> Path:
-        """Write SWETUI.md (keeps an existing one) and load it as memory."""
-        target = self.root / "SWETUI.md"
-        if not os.path.lexists(target):
-            atomic_write(target, build_project_memory(self.root).encode("utf-8"))
-        items, _ = memory_items(self.root)
-        for item in items:
-            if item.id == "mem:SWETUI.md":
-                self.engine.add(item, reason="project memory written")
-        return target
+    async def init_memory(self, *, replace: bool = False,
+                          progress: Progress | None = None) -> InitOutcome:
+        """Write SWETUI.md (`ProjectMemoryWriter.write`); esc (`cancel`) stops it."""
+        return await self.memory_writer.write(replace=replace, progress=progress, busy=self.busy)
 
     def stats(self) -> SessionStats:
         return session_stats(self.engine, self.limits, session_id=self.session_id,

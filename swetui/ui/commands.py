@@ -17,7 +17,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import App
 
-from swetui.agent import ModelChange, Session
+from swetui.agent import MemoryExists, ModelChange, Session
+from swetui.engine.project_memory import Cancelled
 from swetui.engine.sources import MEMORY_MAX_BYTES, read_text_file
 from swetui.files import read_error
 from swetui.text import one_line, terminal_safe
@@ -25,7 +26,7 @@ from swetui.ui.compaction_preview import CompactionPreview, compact_after_previe
 from swetui.ui.context_table import context_table
 from swetui.ui.mcp_command import run_mcp
 from swetui.ui.widgets.inspector_render import STATE_HELP
-from swetui.ui.widgets.status import format_tokens
+from swetui.ui.widgets.status import TurnStatus, format_tokens
 from swetui.ui.widgets.transcript import Transcript
 
 MODES = ("ask", "auto-edit", "auto")
@@ -42,8 +43,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compact", "[how]", "preview a compaction (optionally: what to keep); "
                  "enter commits"),
     SlashCommand("context", "", "what the next request contains, per layer"),
-    SlashCommand("init", "", "write SWETUI.md, the project memory"),
+    SlashCommand("init", "[replace]", "write SWETUI.md, the project memory (esc cancels)"),
     SlashCommand("notes", "", "show the session notes"),
+    SlashCommand("handoff", "", "end this chunk now: write the handoff, carry on from it"),
     SlashCommand("stats", "", "tokens, turns and timings of this session"),
     SlashCommand("mode", "[ask|auto-edit|auto]", "show or set the approval mode"),
     SlashCommand("model", "[provider:model]", "show or set the model"),
@@ -116,6 +118,7 @@ class CommandHost(Protocol):
 
     session: Session
     transcript: Transcript
+    status: TurnStatus
 
     @property
     def app(self) -> App[None]: ...
@@ -138,7 +141,8 @@ class SlashCommands:
         """A model switch whose price was shown: the same `/model` again makes it."""
         self.handlers: dict[str, Callable[[str], Awaitable[None] | None]] = {
             "compact": self.cmd_compact, "context": self.cmd_context, "init": self.cmd_init,
-            "notes": self.cmd_notes, "stats": self.cmd_stats, "mode": self.cmd_mode,
+            "handoff": self.cmd_handoff, "notes": self.cmd_notes, "stats": self.cmd_stats,
+            "mode": self.cmd_mode,
             "model": self.cmd_model, "undo": self.cmd_undo, "clear": self.cmd_clear,
             "resume": self.cmd_resume, "rules": self.cmd_rules, "trust": self.cmd_trust,
             "mcp": self.cmd_mcp, "help": self.cmd_help,
@@ -203,9 +207,31 @@ class SlashCommands:
                       "(F4) lists them; its 'what is sent' view shows the exact request",
                       style="dim"))
 
-    def cmd_init(self, _: str) -> None:
-        path = self.session.init_memory()
-        self.say(f"✓ Wrote {path} (project memory, loaded into the memory layer)")
+    async def cmd_init(self, argument: str) -> None:
+        if argument not in ("", "replace"):
+            raise ValueError("use /init, or /init replace to write a new SWETUI.md")
+        status = self.screen.status
+        status.start("Writing SWETUI.md… (esc cancels)")
+        try:
+            outcome = await self.session.init_memory(
+                replace=argument == "replace",
+                progress=lambda message: setattr(status, "activity", f"{message} (esc cancels)"))
+        except MemoryExists:
+            self.say("SWETUI.md exists and is kept: /init replace writes a new one.")
+            return
+        except Cancelled:
+            self.say("/init cancelled: SWETUI.md was not written.")
+            return
+        finally:
+            status.stop()
+        self.say(f"✓ Wrote {outcome.path.name} ({outcome.tokens:,} tokens, from "
+                 f"{outcome.written_by}); it is in the memory layer")
+        if outcome.note:
+            self.say(f"! {outcome.note}", "warning")
+
+    def cmd_handoff(self, _: str) -> None:
+        # The boundary itself shows in the transcript (its SessionLimit event).
+        self.session.handoff()
 
     def cmd_notes(self, _: str) -> None:
         path = Path(self.session.notes_path)

@@ -169,7 +169,7 @@ def test_project_memory_skips_a_fifo_readme(tmp_path: Path):
     os.mkfifo(root / "README.md")
     os.mkfifo(root / "pyproject.toml")
     text = finishes(lambda: build_project_memory(root))
-    assert "(no README found" in text
+    assert "(no README or package description found" in text
 
 
 def test_a_fifo_config_file_is_a_clear_error_or_ignored(tmp_path: Path):
@@ -191,7 +191,7 @@ def test_swetui_init_and_context_finish_next_to_a_fifo(tmp_path: Path):
     init = subprocess.run([sys.executable, "-m", "swetui", "init", str(root)], env=env,
                           capture_output=True, text=True, timeout=120)
     assert init.returncode == 0, init.stderr
-    assert "(no README found" in (root / "SWETUI.md").read_text()
+    assert "(no README or package description found" in (root / "SWETUI.md").read_text()
     context = subprocess.run([sys.executable, "-m", "swetui", "context", str(root)], env=env,
                              capture_output=True, text=True, timeout=120)
     assert context.returncode == 0, context.stderr
@@ -206,7 +206,7 @@ def test_swetui_init_never_writes_through_a_link_named_swetui_md(tmp_path: Path)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     refused = subprocess.run([sys.executable, "-m", "swetui", "init", str(root)], env=env,
                              capture_output=True, text=True, timeout=120)
-    assert refused.returncode == 1 and "exists" in refused.stdout
+    assert refused.returncode == 1 and "exists" in refused.stderr
     forced = subprocess.run([sys.executable, "-m", "swetui", "init", str(root), "--force"],
                             env=env, capture_output=True, text=True, timeout=120)
     assert forced.returncode == 0, forced.stdout + forced.stderr

@@ -224,7 +224,10 @@ class PlanBuilder:
             self.retained |= names
             turn = created.turn if (created := item.created_by) is not None else item.turn_created
             where = f"t{turn} {item.source.path}" if item.source.path else f"t{turn}"
-            self._place(groups, placed, present, where, sorted(names))
+            new = names - placed - present  # set work in C: a long session has many names
+            if new:
+                placed |= new
+                groups.setdefault(where, []).extend(sorted(new))
             errors = item_errors(item)
             self.retained |= set(errors)
             self._place(groups, placed, set(), f"t{turn}{ERRORS_GROUP}", errors)

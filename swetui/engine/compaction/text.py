@@ -23,6 +23,8 @@ _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _MARKED = re.compile(r"[_./]|[A-Za-z][A-Z]").search
 _IDENT_CACHE: dict[str, frozenset[str]] = {}
 _IDENT_CACHE_MAX = 20_000
+_ITEM_CACHE: dict[tuple[str, str], frozenset[str]] = {}
+_ERRORS_CACHE: dict[tuple[str, str, bool], tuple[str, ...]] = {}
 _TOKEN_CACHE: dict[str, tuple[str, ...]] = {}
 """Raw token → the identifiers it stands for (mostly none): one C-level lookup per token."""
 _TOKEN_CACHE_MAX = 200_000
@@ -66,9 +68,20 @@ def error_lines(text: str) -> list[str]:
 
 def item_errors(item: ContextItem) -> list[str]:
     """The error lines a folded item must keep visible (tool outputs that are not file
-    text; a failed call's first line when it shows no recognisable error line)."""
+    text; a failed call's first line when it shows no recognisable error line);
+    remembered per item and content."""
     if item.kind is not ItemKind.TOOL_CALL:
         return []
+    key = (item.id, item.content_hash or item.content, item.call.is_error)
+    hit = _ERRORS_CACHE.get(key)
+    if hit is None:
+        if len(_ERRORS_CACHE) >= _IDENT_CACHE_MAX:
+            _ERRORS_CACHE.clear()
+        hit = _ERRORS_CACHE[key] = tuple(_item_errors(item))
+    return list(hit)
+
+
+def _item_errors(item: ContextItem) -> list[str]:
     name = item.call.name or "tool"
     lines = [] if name in FILE_TOOLS and not item.call.is_error else \
         error_lines(item.content)
@@ -113,6 +126,8 @@ def clear_caches() -> None:
     """Forget memoised identifiers (benchmarks measure a cold start with this)."""
     _IDENT_CACHE.clear()
     _TOKEN_CACHE.clear()
+    _ITEM_CACHE.clear()
+    _ERRORS_CACHE.clear()
 
 
 def identifiers(text: str) -> set[str]:
@@ -147,12 +162,20 @@ def argument_text(item: ContextItem) -> str:
 
 
 def item_identifiers(item: ContextItem) -> frozenset[str]:
-    """Identifiers of everything an item sends: its content, call arguments and path."""
+    """Identifiers of everything an item sends: its content, call arguments and path
+    (remembered per item and content: an item's arguments and path never change)."""
+    key = (item.id, item.content_hash or item.content)
+    hit = _ITEM_CACHE.get(key)
+    if hit is not None:
+        return hit
     found = cached_identifiers(item.content, item.content_hash or item.id + item.content)
     extra = (argument_text(item) if item.kind is ItemKind.TOOL_CALL else "") + " " + (
         item.source.path or "")
     if extra.strip():
         found = found | cached_identifiers(extra, extra)
+    if len(_ITEM_CACHE) >= _IDENT_CACHE_MAX:
+        _ITEM_CACHE.clear()
+    _ITEM_CACHE[key] = found
     return found
 
 

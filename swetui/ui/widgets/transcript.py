@@ -180,6 +180,15 @@ class Transcript(VerticalScroll):
                 self.notice(Text(f"━━ {one_line(event.message)} ━━"), "compaction")
             case SessionLimit():
                 self.notice(Text(f"! {one_line(event.message)}"), "warning")
+            case CompactionStarted(trigger="chunk") | CompactionFinished(trigger="chunk"):
+                # A chunk boundary: its own line (SessionLimit) says what happened; it is no
+                # compaction to measure by its reduction.
+                if isinstance(event, CompactionFinished):
+                    self.notice(Text(
+                        f"⇣ {len(event.folded)} earlier items archived behind the handoff: the "
+                        f"request is {format_tokens(event.tokens_after)} tokens (was "
+                        f"{format_tokens(event.tokens_before)}) · /undo compaction to restore",
+                        style="dim"), "compaction")
             case CompactionStarted():
                 self.notice(Text(f"⇣ Compacting {event.items} items ({event.trigger}, "
                                  f"{format_tokens(event.tokens_before)} tokens)…",
