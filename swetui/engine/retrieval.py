@@ -20,7 +20,7 @@ from swetui.engine.already_sent import AlreadySent
 from swetui.engine.compaction.text import identifiers
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
-from swetui.engine.payloads import GrepPayload
+from swetui.engine.payloads import FilePayload, GrepPayload
 from swetui.engine.retrieval_spans import span_title, symbol_spans
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.symbols.languages import language_of
@@ -143,7 +143,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         return files
 
     def make(kind: ItemKind, title: str, content: str, path: str | None,
-             payload: GrepPayload | None = None) -> bool:
+             payload: GrepPayload | FilePayload | None = None) -> bool:
         nonlocal room
         key = path or title
         if sent.has(kind, key, content) or (kind in (ItemKind.FILE, ItemKind.SPAN)
@@ -262,7 +262,7 @@ def _read_named(root: Path, rel: str, max_bytes: int, make: Callable[..., bool],
         text = "\n".join(shown) + (f"\n[{rel}: cut ({'; '.join(loaded.notes) or 'long file'}"
                                     f"), lines 1-{len(shown):,} of {of} shown. Read on with "
                                     f"{how}]")
-    make(ItemKind.FILE, f"{rel}{note}", text, rel)
+    make(ItemKind.FILE, f"{rel}{note}", text, rel, FilePayload(mtime_ns=loaded.mtime_ns))
 
 
 def count_lines(path: Path, limit: int = MAX_COUNT_BYTES) -> int:

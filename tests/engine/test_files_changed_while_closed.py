@@ -15,6 +15,7 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.item_records import item_from_record, item_record
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Source
 from swetui.engine.payloads import FilePayload, ToolCallPayload
+from swetui.engine.retrieval import retrieve
 from swetui.engine.workspace import Workspace, open_workspace
 
 
@@ -104,4 +105,21 @@ def test_a_file_deleted_while_closed_turns_its_item_stale(workspace: Path) -> No
     item = file_item(resumed.engine, "src/app.py")
     assert item.state is ItemState.STALE and item.stale_reason == "deleted on disk"
     assert any("src/app.py" in notice for notice in resumed.notices), resumed.notices
+    resumed.close()
+
+
+def test_a_file_the_request_named_is_read_again_when_it_changed_while_closed(
+        workspace: Path) -> None:
+    ws = opened(workspace)
+    found = retrieve(workspace, "what does src/app.py do?", ws.engine, turn=1)
+    [item] = [item for item in found.items if item.kind is ItemKind.FILE]
+    assert item.payload == FilePayload(mtime_ns=(workspace / "src/app.py").stat().st_mtime_ns)
+    ws.engine.add(item)
+    session = ws.session_id
+    ws.close()
+    later(workspace / "src/app.py", "def greet(name):\n    return f'howdy {name}'\n")
+    resumed = opened(workspace, resume=session)
+    assert "howdy" in file_item(resumed.engine, "src/app.py").content
+    assert any("src/app.py" in notice and "changed on disk" in notice
+               for notice in resumed.notices), resumed.notices
     resumed.close()
