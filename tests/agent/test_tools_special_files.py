@@ -78,14 +78,15 @@ async def test_a_five_megabyte_line_is_cut(toolbox: Toolbox, ws_root: Path):
 
 def test_a_gigabyte_without_newlines_is_read_in_bounded_memory(tmp_path: Path):
     """A sparse 1 GB file with a text head: read_file shows the head and never holds the
-    gigabyte (measured in a fresh process, whose peak memory is its own)."""
+    gigabyte (measured in a fresh process, whose peak memory is its own: VmHWM, which starts
+    anew at exec, unlike ru_maxrss, which keeps the forking test worker's peak)."""
     root = tmp_path / "ws"
     root.mkdir()
     with open(root / "big.log", "wb") as handle:
         handle.write(b"start\n" * 1500)  # 9 KB of text, then a 1 GB hole of NUL bytes
         handle.truncate(1 << 30)
     code = f"""
-import resource
+import re
 from pathlib import Path
 from swetui.agent.tools.base import ReadFileArgs
 from swetui.agent.tools.readers import read_file
@@ -95,7 +96,7 @@ def read(offset):
     return read_file(WorkspaceFiles(Path({str(root)!r})), ReadLedger(), Settings(),
                      ReadFileArgs(path="big.log", offset=offset)).content.splitlines()
 print([read(1)[-1], *read(1501)])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+print(int(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text())[1]) // 1024)
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300)
