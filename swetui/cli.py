@@ -150,13 +150,20 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] in COMMANDS:
             command = argv.pop(0)
             args = build_command_parser(command).parse_args(argv)
-            return _dispatch(command, args)
+            code = _dispatch(command, args)
+            sys.stdout.flush()  # here, where a reader that went away is caught below
+            return code
         args = build_parser().parse_args(argv)
         from swetui.ui.app import run_workspace
 
         return run_workspace(_options(args))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`swetui sessions | head -1`): nothing is lost by stopping,
+        # and Python must not complain again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except SystemExit as exc:  # argparse's --help / usage errors
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
 

@@ -121,6 +121,22 @@ def test_output_cut_short_by_the_reader_is_not_a_traceback(workspace):
     assert process.returncode == 0
 
 
+def test_listings_into_a_closed_pipe_are_not_a_traceback(workspace):
+    """`swetui sessions | head -1` and `swetui context --json | head -c 10`: the reader has
+    gone before swetui writes (its end of the pipe is closed first)."""
+    assert run("read README.md", cwd=workspace).returncode == 0
+    for command in (["sessions"], ["context", "--json"]):
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            done = subprocess.run([sys.executable, "-m", "swetui", *command], cwd=workspace,
+                                  stdout=write_end, stderr=subprocess.PIPE, timeout=WAIT)
+        finally:
+            os.close(write_end)
+        assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr, done.stderr
+        assert done.returncode == 0, done.stderr
+
+
 def test_continue_with_a_hand_damaged_log_is_not_a_traceback(workspace):
     first = run("read README.md", cwd=workspace)
     assert first.returncode == 0, first.stderr
