@@ -361,7 +361,7 @@ def _summary(result: RetrievalResult, terms: list[str]) -> str:
             parts.append(item.title)
         elif item.kind is ItemKind.GREP:
             hits = item.payload.hits if isinstance(item.payload, GrepPayload) else 0
-            parts.append(f"{item.title} → {hits} hits")
+            parts.append(f"{item.title} → {hits} {'hit' if hits == 1 else 'hits'}")
         elif item.kind is ItemKind.LISTING:
             parts.append(item.title)
     text = "; ".join(parts) if parts else "nothing to retrieve"

@@ -191,3 +191,14 @@ def test_words_between_two_short_quoted_terms_are_not_searched() -> None:
     assert "with" not in search_terms(text, {"src/calc.py"})
     assert search_terms('replace "a - b" with "a + b" in calc.py', {"calc.py"}) == ["a - b",
                                                                                   "a + b"]
+
+
+def test_the_summary_counts_hits_in_words(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "one.txt").write_text("only_here\n")
+    (repo / "two.txt").write_text("twice_here\ntwice_here\n")
+    once = retrieve(repo, "find only_here", ContextEngine(), turn=1)
+    assert "→ 1 hit" in once.summary and "1 hits" not in once.summary, once.summary
+    twice = retrieve(repo, "find twice_here", ContextEngine(), turn=1)
+    assert "→ 2 hits" in twice.summary, twice.summary
