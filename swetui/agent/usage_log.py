@@ -6,11 +6,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from swetui.agent.cost import Cost, sum_costs
 from swetui.engine.context import ContextEngine
 from swetui.providers.usage import Usage, total_usage
+
+Stored = TypeVar("Stored", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -30,12 +34,9 @@ def _count(value: Any) -> int:
 
 def usage_from_record(record: Mapping[str, Any]) -> Usage:
     """The usage stored in a `model_call` record (an old or damaged one: what it has)."""
-    stored = record.get("usage")
-    if isinstance(stored, Mapping):
-        try:
-            return Usage.model_validate(stored)
-        except ValueError:
-            pass
+    stored = _stored(record, "usage", Usage)
+    if stored is not None:
+        return stored
     return Usage(input_tokens=_count(record.get("input_tokens")),
                  output_tokens=_count(record.get("output_tokens")),
                  measured=bool(record.get("measured")))
@@ -56,10 +57,15 @@ def call_usages(events: Iterable[Mapping[str, Any]]) -> list[CallUsage]:
 
 
 def _cost(record: Mapping[str, Any]) -> Cost | None:
-    stored = record.get("cost")
+    return _stored(record, "cost", Cost)
+
+
+def _stored(record: Mapping[str, Any], key: str, model: type[Stored]) -> Stored | None:
+    """`record[key]` read back as `model`; None when it is missing or damaged."""
+    stored = record.get(key)
     if isinstance(stored, Mapping):
         try:
-            return Cost.model_validate(stored)
+            return model.model_validate(stored)
         except ValueError:
             pass
     return None
