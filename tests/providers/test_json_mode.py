@@ -11,25 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
-from swetui.messages import ChatRequest, Message, ToolCall
+from swetui.messages import ChatRequest, Message
 from swetui.providers.events import Done, ToolCallEnd
 from swetui.providers.text_calls import answer_schema, find_text_calls, json_answer_text
 from tests.providers.helpers import collect, text_of
 from tests.providers.loopback import sse
-from tests.providers.test_local_servers import DONE, EDIT, ask_with_tools, streamed
+from tests.providers.test_local_servers import AFTER_A_CALL, DONE, EDIT, ask_with_tools, streamed
 from tests.providers.test_openai import chunk
 
 
 async def test_the_answer_is_held_to_a_schema_of_the_offered_calls_or_a_reply(server, openai):
     server.script(sse(chunk({"content": '{"answer": "ok"}'}), chunk(finish="stop"), DONE))
-    request = ChatRequest(model="m", system="Be brief.", tools=TOOL_SCHEMAS, messages=(
-        Message(role="user", content="read a.py"),
-        Message(role="assistant", tool_calls=(ToolCall(id="c1", name="read_file",
-                                                       arguments={"path": "a.py"}),)),
-        Message(role="tool", tool_call_id="c1", name="read_file", content="x = 1"),
-        Message(role="user", content="thanks"),
-    ))
-    await collect(openai(tool_calls="json"), request)
+    await collect(openai(tool_calls="json"), AFTER_A_CALL)
     body = server.requests[0].json
     assert "tools" not in body
     assert body["response_format"]["type"] == "json_object"

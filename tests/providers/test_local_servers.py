@@ -148,16 +148,19 @@ async def test_native_mode_never_reads_text(server, openai):
     assert text_of(events) == answer and not ends(events)
 
 
+AFTER_A_CALL = ChatRequest(model="m", system="Be brief.", tools=TOOL_SCHEMAS, messages=(
+    Message(role="user", content="read a.py"),
+    Message(role="assistant", tool_calls=(ToolCall(id="c1", name="read_file",
+                                                   arguments={"path": "a.py"}),)),
+    Message(role="tool", tool_call_id="c1", name="read_file", content="x = 1"),
+    Message(role="user", content="thanks"),
+))
+"""A request whose history holds one earlier call and its result."""
+
+
 async def test_text_mode_teaches_the_tools_and_writes_earlier_calls_as_text(server, openai):
     server.script(sse(chunk({"content": "done"}), chunk(finish="stop"), DONE))
-    request = ChatRequest(model="m", system="Be brief.", tools=TOOL_SCHEMAS, messages=(
-        Message(role="user", content="read a.py"),
-        Message(role="assistant", tool_calls=(ToolCall(id="c1", name="read_file",
-                                                       arguments={"path": "a.py"}),)),
-        Message(role="tool", tool_call_id="c1", name="read_file", content="x = 1"),
-        Message(role="user", content="thanks"),
-    ))
-    await collect(openai(tool_calls="text"), request)
+    await collect(openai(tool_calls="text"), AFTER_A_CALL)
     body = server.requests[0].json
     assert "tools" not in body
     roles = [m["role"] for m in body["messages"]]
