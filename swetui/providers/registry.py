@@ -7,7 +7,7 @@ httpx, a third of `swetui run`'s start-up, which a session of the offline model 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from swetui.providers.base import Provider
@@ -60,14 +60,12 @@ def model_server(provider: str, env: Mapping[str, str]) -> LocalServer | None:
     """The server that `provider:` models come from, to ask which it offers (None for a
     provider without one: anthropic, offline, or OpenAI's API with no key)."""
     from swetui.providers.local_server import LocalServer  # noqa: PLC0415 (see the top)
-    from swetui.providers.ollama import ollama_base_url  # noqa: PLC0415
-    from swetui.providers.openai import DEFAULT_OPENAI_BASE_URL  # noqa: PLC0415
 
     if provider == "ollama":
-        return LocalServer(ollama_base_url(_setting(env, "OLLAMA_HOST")), "", ollama=True)
+        return LocalServer(_base_url("ollama", env), "", ollama=True)
     if provider != "openai":
         return None
-    base_url = _setting(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+    base_url = _base_url("openai", env)
     key = _setting(env, "OPENAI_API_KEY")
     if not key and "api.openai.com" in base_url:
         return None
@@ -99,7 +97,16 @@ def _no_model_name(provider: str, env: Mapping[str, str]) -> str:
 def endpoint(spec: str, env: Mapping[str, str]) -> str | None:
     """The base URL `spec` would talk to (from `env` as `create_provider` reads it); None
     for `offline` and an unknown provider."""
-    provider, _ = split_spec(spec)
+    match split_spec(spec)[0]:
+        case "anthropic" | "openai" | "ollama" as provider:
+            return _base_url(provider, env)
+        case _:
+            return None
+
+
+def _base_url(provider: Literal["anthropic", "openai", "ollama"],
+              env: Mapping[str, str]) -> str:
+    """Where `provider` is reached: its variable in `env`, else its default."""
     if provider == "anthropic":
         from swetui.providers.anthropic import (  # noqa: PLC0415 (see the top)
             DEFAULT_ANTHROPIC_BASE_URL,
@@ -108,10 +115,8 @@ def endpoint(spec: str, env: Mapping[str, str]) -> str | None:
     if provider == "openai":
         from swetui.providers.openai import DEFAULT_OPENAI_BASE_URL  # noqa: PLC0415 (see the top)
         return _setting(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
-    if provider == "ollama":
-        from swetui.providers.ollama import ollama_base_url  # noqa: PLC0415 (see the top)
-        return ollama_base_url(_setting(env, "OLLAMA_HOST"))
-    return None
+    from swetui.providers.ollama import ollama_base_url  # noqa: PLC0415 (see the top)
+    return ollama_base_url(_setting(env, "OLLAMA_HOST"))
 
 
 def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0,
@@ -134,25 +139,19 @@ def create_provider(spec: str, env: Mapping[str, str], *, timeout: float = 120.0
     if not model:
         raise ProviderConfigError(_no_model_name(provider, env))
     if provider == "anthropic":
-        from swetui.providers.anthropic import (  # noqa: PLC0415 (see the top)
-            DEFAULT_ANTHROPIC_BASE_URL,
-            AnthropicProvider,
-        )
+        from swetui.providers.anthropic import AnthropicProvider  # noqa: PLC0415 (see the top)
 
         key = _setting(env, "ANTHROPIC_API_KEY")
         if not key:
             raise ProviderConfigError(f"{provider}:{model} needs ANTHROPIC_API_KEY")
         return AnthropicProvider(
             model, api_key=key,
-            base_url=_setting(env, "ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL,
+            base_url=_base_url("anthropic", env),
             timeout=timeout, **options)
     if provider == "openai":
-        from swetui.providers.openai import (  # noqa: PLC0415 (see the top)
-            DEFAULT_OPENAI_BASE_URL,
-            OpenAIProvider,
-        )
+        from swetui.providers.openai import OpenAIProvider  # noqa: PLC0415 (see the top)
 
-        base_url = _setting(env, "OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+        base_url = _base_url("openai", env)
         key = _setting(env, "OPENAI_API_KEY")
         # Local compatible servers (llama.cpp, vLLM, LM Studio) usually need no key;
         # OpenAI's own API always does.
