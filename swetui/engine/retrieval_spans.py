@@ -58,6 +58,7 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str]) -> list[Hit
     if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
         text = "\n".join(line for line in text.splitlines()
                          if not any(f in " ".join(line.lower().split()) for f in fragments))
+    pasted = PASTED_ERROR.search(text) is not None
     for parts in named(text):
         dotted = ".".join(parts)
         for rel, definition in resolve(index, parts):
@@ -65,6 +66,9 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str]) -> list[Hit
                             f"{definition.qualname}, named in the request"
                             if definition.qualname != dotted else "named in the request",
                             how="named"))
+            cls = exception_class(index, rel, definition) if pasted else None
+            if cls is definition and not any(h.how == "message" for h in hits):
+                hits += raise_sites(index, rel, cls, text)  # `httpx.StreamConsumed: …`
     if not hits:
         hits += described(index, text, near=near)
     return hits

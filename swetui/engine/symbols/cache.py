@@ -15,7 +15,7 @@ from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2
+FORMAT = 3
 """Bumped when what is stored changes; an older file is ignored and rebuilt."""
 
 Stamp = tuple[int, int]

@@ -5,11 +5,11 @@ names, docstrings, comments and identifiers best match the behaviour it describe
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from swetui.engine.symbols import ranking
 from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import STOP_WORDS, prose_stems, stems_of_identifier
@@ -21,18 +21,24 @@ in headers and prose) are none."""
 TESTS = re.compile(r"\btests?\b|\btesting\b|\bspec\b", re.IGNORECASE)
 MAX_PER_NAME = 3
 MAX_BEHAVIOUR = 2
-BEHAVIOUR_SHARE = 0.6
+BEHAVIOUR_SHARE = 0.7
 """Described behaviour: definitions scoring at least this share of the best one are kept."""
 NOVELTY = 0.15
 """A described hit in a file no earlier hit is in must say words of the request the earlier
 hits did not, worth this share of the request's weight (another file is another block)."""
 MIN_LITERAL_CHARS = 12
 MIN_LITERAL_SHARE = 0.5
+LONG_MATCH = 40
+"""Characters of a long message that, matched, identify it even when the request pastes
+only its first sentence."""
 LITERAL_SHARE = 0.6
 """A second literal is kept when it matches at least this share of the best one's score."""
 QUOTED_MESSAGE = "raises the quoted message"
-EXACT_NAME = 3.0
-"""Extra weight of a definition whose whole name is a word of the request (`echo`)."""
+EXACT_NAME = 1.5
+"""A top-level definition whose whole name is a bare word of the request (`echo`) gains
+this many times the request's rarest stem's weight (about a saturated name match)."""
+CONSTANT_PRIOR = 0.5
+"""A constant (`FORCED_WIDTH = None`) is a value, rarely the behaviour asked about."""
 _BARE_WORD = re.compile(r"(?:\b(a|an|the|each|every|this|that|these|those|my|your|its|their|our"
                         r"|any|some|no)\s+)?\b([A-Za-z_]\w*)", re.IGNORECASE)
 """A word of the request and the determiner before it, if any (`each request` is prose)."""
@@ -98,7 +104,8 @@ def named(text: str) -> list[list[str]]:
         parts = token.split(".")
         if parts not in found:
             found.append(parts)
-    return found
+    qualifiers = {parts[0] for parts in found if len(parts) > 1}  # `URL` beside `URL.join`
+    return [parts for parts in found if len(parts) > 1 or parts[0] not in qualifiers]
 
 
 def _rank_key(index: SymbolIndex, rel: str) -> float:
@@ -160,7 +167,10 @@ def raising(index: SymbolIndex, text: str, limit: int = 2) -> tuple[list[Hit], l
     lowered = " ".join(text.lower().split())
     terms = {term for term in quoted(text) if len(term) >= 4}
     scored: list[tuple[float, str, int, list[str]]] = []
+    about_tests = TESTS.search(text) is not None
     for rel, symbols in index.by_file.items():
+        if file_weight(rel) < 1.0 and not about_tests:
+            continue  # a test asserting a message is a copy of it, not where it is raised
         for line, parts in symbols.literals:
             fixed = [" ".join(p.lower().split()) for p in parts]
             fixed = [p for p in fixed if p]
@@ -173,7 +183,8 @@ def raising(index: SymbolIndex, text: str, limit: int = 2) -> tuple[list[Hit], l
                 continue  # identifiers in `__all__` and the like are no messages
             matched = [p for p in fixed if len(p) >= 4 and p in lowered]
             count = sum(len(p) for p in matched)
-            if count >= MIN_LITERAL_CHARS and count / total >= MIN_LITERAL_SHARE:
+            if count >= MIN_LITERAL_CHARS and (count / total >= MIN_LITERAL_SHARE
+                                               or count >= LONG_MATCH):
                 scored.append((count * (count / total) * file_weight(rel), rel, line, matched))
     scored.sort(key=lambda s: (-s[0], s[1], s[2]))
     hits: list[Hit] = []
@@ -216,37 +227,36 @@ def behaviour_score(definition: Definition, stems: list[str], idf: dict[str, flo
 
 def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
               within: set[str] | None = None, limit: int | None = None) -> list[Hit]:
-    """Definitions whose words best match the behaviour `text` describes, source above
-    tests, closer to the files in `near` first; only files in `within` when given."""
+    """Definitions whose words best match the behaviour `text` describes, ranked by BM25F
+    (`ranking`) times priors (source above tests above documentation, a constant below a
+    function or class, closer to the files in `near`); kept while they score a healthy share
+    of the best one. Only files in `within` when given."""
     limit = MAX_BEHAVIOUR if limit is None else limit
     stems = [s for s in prose_stems(text) if index.document_frequency.get(s)]
     if not stems:
         return []
-    idf = {stem: index.idf(stem) for stem in stems}
     words = {m.group(2) for m in _BARE_WORD.finditer(text) if m.group(1) is None}
-    rarest = max(idf.values())
     near_set = set(near)
     near_dirs = {rel.rsplit("/", 1)[0] for rel in near_set if "/" in rel}
+    candidates = [(rel, definition, ranking.fields(definition))
+                  for rel, symbols in index.by_file.items()
+                  if within is None or rel in within for definition in symbols.definitions]
+    stats = ranking.collection((found for _r, _d, found in candidates),
+                               index.document_frequency)
+    idf = {stem: stats.idf(stem) for stem in stems}
+    rarest = max(idf.values())
     scored: list[tuple[float, str, Definition]] = []
-    for rel, symbols in index.by_file.items():
-        if within is not None and rel not in within:
+    for rel, definition, found in candidates:
+        score, matched = ranking.score(found, stems, stats)
+        if not matched:
             continue
-        weight = file_weight(rel)
-        if rel in near_set:
-            weight *= 1.3
-        elif rel.rsplit("/", 1)[0] in near_dirs:
-            weight *= 1.1
-        for definition in symbols.definitions:
-            score, matched = behaviour_score(definition, stems, idf)
-            if definition.name in words and "." not in definition.qualname:  # `echo`
-                score += EXACT_NAME * rarest
-            if not matched:
-                continue
-            coverage = matched / len(stems)
-            size = definition.end - definition.start + 1
-            # Long definitions collect words by their length alone (BM25's reasoning).
-            length = 1.0 + 0.25 * max(0.0, math.log2(size / 25))
-            scored.append((score * (0.5 + coverage) * weight / length, rel, definition))
+        prior = file_weight(rel) * (1.3 if rel in near_set else 1.1
+                                    if rel.rsplit("/", 1)[0] in near_dirs else 1.0)
+        if definition.kind == "constant":
+            prior *= CONSTANT_PRIOR
+        if definition.name in words and "." not in definition.qualname:  # `echo`
+            score += EXACT_NAME * rarest  # the word names it: more than its stems say
+        scored.append((score * prior, rel, definition))
     if not scored:
         return []
     if not TESTS.search(text) and any(file_weight(rel) == 1.0 for _s, rel, _d in scored):

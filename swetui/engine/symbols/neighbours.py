@@ -13,9 +13,10 @@ from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import prose_stems, stems_of_identifier
 
 EXCEPTION_ENDINGS = ("Error", "Exception", "Exit", "Abort", "Warning", "Interrupt")
-PASTED_ERROR = re.compile(r"^\s*(?:[\w.]*(?:Error|Exception|Exit|Warning)|error|Error|ERROR)"
-                          r"\s*:", re.MULTILINE)
-"""A request holding an error line as a program prints it (`Error: …`, `ValueError: …`)."""
+PASTED_ERROR = re.compile(r"^\s*(?:[\w.]*(?:Error|Exception|Exit|Warning)|[a-z_]\w*(?:\.\w+)+"
+                          r"|[A-Z][a-z0-9]+[A-Z]\w*|error|Error|ERROR)\s*:", re.MULTILINE)
+"""A request holding an error line as a program prints it (`Error: …`, `ValueError: …`,
+`httpx.StreamConsumed: …`, `TooManyRedirects: …`)."""
 MAX_CALLEES = 2
 SECOND_STEP = 1
 """What the used definitions use in turn, in their own file: at most this many."""

@@ -3,7 +3,10 @@ and `_build_redirect_request` meet on `redirect`."""
 
 from __future__ import annotations
 
+import functools
 import re
+
+import snowballstemmer
 
 _SUBWORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -34,24 +37,17 @@ ABBREVIATIONS = {
 """Short forms in identifiers and the words a person writes for them."""
 
 
+_ENGLISH = snowballstemmer.stemmer("english")
+_BRITISH = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
+"""British -ise spellings (`serialised`), spelt as the code mostly does (`serialize`)."""
+
+
+@functools.lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
-    """A crude, shared stem: plural and verb endings and a final `e` go."""
-    word = word.lower()
-    if len(word) > 7 and word.endswith("ation"):
-        word = word[:-5]
-    elif len(word) > 6 and word.endswith("ion"):
-        word = word[:-3]
-    elif len(word) > 4 and word.endswith(("ies", "ied")):
-        word = word[:-3] + "y"
-    elif len(word) > 5 and word.endswith("ing"):
-        word = word[:-3]
-    elif len(word) > 4 and word.endswith("ed"):
-        word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    return word
+    """The Snowball (Porter 2) English stem of a word, British -ise spelt -ize first:
+    `redirects`, `redirected` → redirect; `wrapped` → wrap; `serialised` → serial."""
+    word = _BRITISH.sub(r"iz\1", word.lower())
+    return str(_ENGLISH.stemWord(word))
 
 
 def subwords(identifier: str) -> list[str]:
@@ -74,7 +70,8 @@ def _expand(part: str) -> list[str]:
     return found
 
 
-def stems_of_identifier(identifier: str) -> set[str]:
+@functools.lru_cache(maxsize=65_536)
+def stems_of_identifier(identifier: str) -> frozenset[str]:
     """Stems of an identifier's subwords, their long forms, and adjacent pairs joined
     (`GZipDecoder` → g, zip, decoder, gzip, zipdecoder)."""
     parts = subwords(identifier)
@@ -83,7 +80,7 @@ def stems_of_identifier(identifier: str) -> set[str]:
         found.update(stem(word) for word in _expand(part) if len(word) > 1)
     for first, second in zip(parts, parts[1:], strict=False):
         found.add(stem(first + second))
-    return found
+    return frozenset(found)
 
 
 def prose_stems(text: str) -> list[str]:
