@@ -20,6 +20,7 @@ HELD_OUT_2 = Path(__file__).with_name("retrieval_labels_heldout2.json")
 HELD_OUT_3 = Path(__file__).with_name("retrieval_labels_heldout3.json")
 HELD_OUT_4 = Path(__file__).with_name("retrieval_labels_heldout4.json")
 HELD_OUT_5 = Path(__file__).with_name("retrieval_labels_heldout5.json")
+TUNED_2 = Path(__file__).with_name("retrieval_labels_tuned2.json")
 
 
 def cache_dir() -> Path:
