@@ -207,3 +207,48 @@ def test_a_pasted_error_naming_its_exception_class_brings_where_it_is_raised(
     assert "class StreamConsumed(Exception):" in found["pkg/exceptions.py"]
     assert "raise StreamConsumed()" in found["pkg/models.py"]
     assert "def close(self):" not in found["pkg/models.py"]
+
+
+URLS = '''\
+class URL:
+    """A parsed URL."""
+
+    def join(self, other):
+        return URL(other)
+
+
+class Response:
+    @property
+    def is_redirect(self):
+        """True for 3xx status codes."""
+        return codes.is_redirect(self.status_code)
+
+
+class URLPattern:
+    """A pattern that mount keys are matched against."""
+
+    def matches(self, other):
+        """Whether a URL matches this mount pattern."""
+        return self.scheme == other.scheme
+'''
+
+
+def test_a_capitalised_word_after_an_article_is_prose_not_a_name(project: Path) -> None:
+    (project / "pkg" / "urls.py").write_text(URLS)
+    found = attached(project, "How are mount patterns matched against a URL?")
+    assert "def matches(self, other):" in found["pkg/urls.py"]
+    assert "def join(self, other):" not in found["pkg/urls.py"]
+    assert "def join(self, other):" in attached(project, "what does URL.join do")["pkg/urls.py"]
+
+
+def test_an_instance_named_after_its_class_resolves_to_the_classs_member(
+        project: Path) -> None:
+    (project / "pkg" / "urls.py").write_text(URLS)
+    symbols = SymbolMap(project)
+    symbols.build()
+    result = retrieve(project, "Which status codes make response.is_redirect true?",
+                      ContextEngine(), turn=1, symbols=symbols.index())
+    [span] = [item for item in result.items if item.source.path == "pkg/urls.py"]
+    assert "Response.is_redirect, named in the request" in span.content.splitlines()[0]
+    assert "def is_redirect(self):" in span.content and "class URLPattern" not in span.content
+

@@ -42,6 +42,8 @@ CONSTANT_PRIOR = 0.5
 _BARE_WORD = re.compile(r"(?:\b(a|an|the|each|every|this|that|these|those|my|your|its|their|our"
                         r"|any|some|no)\s+)?\b([A-Za-z_]\w*)", re.IGNORECASE)
 """A word of the request and the determiner before it, if any (`each request` is prose)."""
+_DETERMINER = re.compile(r"(?:^|\W)(?:a|an|the|each|every|this|that|these|those|any|some|no)$",
+                         re.IGNORECASE)
 _QUOTED = re.compile(r'"([^"\n]{2,120})"|`([^`\n]{2,120})`|(?<!\w)\'([^\'\n]{2,120})\'(?!\w)')
 
 
@@ -86,6 +88,8 @@ def _looks_like_name(token: str, start: int, text: str, backticked: bool) -> boo
         return True  # CamelCase
     if core[:1].isupper() and core.lower() not in STOP_WORDS:
         before = text[:start].rstrip()
+        if _DETERMINER.search(before):
+            return False  # "against a URL", "the Authorization header": a noun of prose
         return bool(before) and before[-1] not in ".!?:\n"  # not a sentence's first word
     return False
 
@@ -112,6 +116,14 @@ def _rank_key(index: SymbolIndex, rel: str) -> float:
     return file_weight(rel) * (1.0 + 10 * index.file_rank.get(rel, 0.0))
 
 
+def _instance_of(variable: str, qualname: str) -> bool:
+    """Whether `variable` is how code names an instance of the class holding `qualname`
+    (`response.is_redirect` → `Response.is_redirect`, `http_transport` → `HTTPTransport`)."""
+    owner = qualname.split(".")[-2] if "." in qualname else ""
+    return variable[:1].islower() and bool(owner) and \
+        variable.replace("_", "").lower() == owner.replace("_", "").lower()
+
+
 def resolve(index: SymbolIndex, parts: list[str]) -> list[tuple[str, Definition]]:
     """Definitions a dotted name refers to: `Client.send` → the `send` of class `Client`;
     `httpx.InvalidURL` → `InvalidURL` when no `httpx` class has it."""
@@ -122,7 +134,8 @@ def resolve(index: SymbolIndex, parts: list[str]) -> list[tuple[str, Definition]
         if qualifier:
             suffix = ".".join(qualifier[-1:] + [name])
             narrowed = [(rel, d) for rel, d in candidates
-                        if d.qualname == suffix or d.qualname.endswith("." + suffix)]
+                        if d.qualname == suffix or d.qualname.endswith("." + suffix)
+                        or _instance_of(qualifier[-1], d.qualname)]
             if not narrowed:  # `click.edit`, `httpx.InvalidURL`: a module's name
                 narrowed = [(rel, d) for rel, d in candidates
                             if qualifier[-1] in rel.replace("/", ".").split(".")]

@@ -23,7 +23,7 @@ SECOND_STEP = 1
 MAX_RAISE_SITES = 2
 MAX_DEFINERS = 3
 """A name defined in more places than this (`get`, `__init__`) says nothing about which."""
-MIN_CALLEE_SHARE = 0.75
+MIN_CALLEE_SHARE = 1.25
 """A used definition is brought when its words match at least this share of the request's."""
 
 
