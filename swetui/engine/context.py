@@ -26,15 +26,6 @@ from swetui.secrets import redact as redact_secrets
 Recorder = Callable[[ContextItem], object]
 
 
-def _fields(changes: dict[str, Any]) -> dict[str, Any]:
-    """`changes`, if each names a field of an item (TypeError otherwise: `model_copy` would
-    take an unknown name silently, and the change would be lost)."""
-    unknown = changes.keys() - ContextItem.model_fields.keys()
-    if unknown:
-        raise TypeError(f"context items have no field {', '.join(sorted(unknown))}")
-    return changes
-
-
 class UnknownItem(KeyError):
     """No item has that id."""
 
@@ -199,11 +190,11 @@ class ContextEngine:
     def update(self, item_id: str, *, reason: str = "changed", **changes: Any) -> ContextItem:
         """Change fields of an item (content, state, pinned, stub, payload, ...)."""
         current = self.get(item_id)
-        item = current.model_copy(update=_fields(changes))
+        if "content" not in changes and {"state", "pinned", "stub"} & changes.keys():
+            changes["tokens"] = current.tokens
+        item = current.with_fields(changes)
         if "content" in changes or ("payload" in changes and item.kind is ItemKind.TOOL_CALL):
             item = self._prepare(item, force=True)  # arguments are part of a call's cost
-        elif {"state", "pinned", "stub"} & changes.keys():
-            item = item.model_copy(update={"tokens": current.tokens})
         self._replace(item, reason)
         return item
 
@@ -328,15 +319,19 @@ class ContextEngine:
 
     # -- internals -------------------------------------------------------------------------
 
+    def prepare(self, item: ContextItem) -> ContextItem:
+        """`item` as `add` would hold it: secrets redacted, content hashed and counted
+        (a compaction prepares what it creates once, when it plans)."""
+        return self._prepare(item, force=True)
+
     def _prepare(self, item: ContextItem, *, force: bool = False) -> ContextItem:
         if item.content_hash and item.tokens and not force:
             return item
         content, title = self.redact(item.content), self.redact(item.title)
-        if content != item.content or title != item.title:
-            item = item.model_copy(update={"content": content, "title": title})
-        digest = content_hash(item.content)
-        tokens = self._cost_of(item.content, digest, item)
-        return item.model_copy(update={"content_hash": digest, "tokens": tokens})
+        digest = content_hash(content)
+        tokens = self._cost_of(content, digest, item)
+        return item.with_fields({"content": content, "title": title, "content_hash": digest,
+                                 "tokens": tokens})
 
     def _cost_of(self, text: str, digest: str | None, item: ContextItem) -> int:
         """Tokens of `text` as this item's message, plus its tool-call arguments as sent."""
@@ -365,7 +360,7 @@ class ContextEngine:
         the budget will charge it, ready to `commit`. Nothing changes until then."""
         if "content" in changes or "content_hash" in changes or "tokens" in changes:
             raise ValueError("price() changes how an item is sent, not its content")
-        changed = item.model_copy(update=_fields(changes))
+        changed = item.with_fields(changes)
         if (item.kind is ItemKind.TOOL_CALL and "payload" in changes
                 and changed.call.arguments != item.call.arguments):
             changed = self._prepare(changed, force=True)  # arguments are part of its cost

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
@@ -174,6 +175,24 @@ class ContextItem(BaseModel):
             return arguments
         return {key: _shorten(value, self.id) for key, value in arguments.items()}
 
+    def with_fields(self, changes: Mapping[str, Any]) -> ContextItem:
+        """A copy with `changes` to its fields, like `model_copy(update=changes)` (whose
+        values are not validated again either) at a third of its cost: a compaction makes
+        one per item it folds. A name that is no field raises TypeError (`model_copy` would
+        take it silently, and the change would be lost)."""
+        unknown = changes.keys() - _FIELD_NAMES
+        if unknown:
+            raise TypeError(f"context items have no field {', '.join(sorted(unknown))}")
+        copy = type(self).__new__(type(self))
+        values = self.__dict__.copy()
+        values.update(changes)
+        object.__setattr__(copy, "__dict__", values)
+        object.__setattr__(copy, "__pydantic_fields_set__",
+                           self.__pydantic_fields_set__ | changes.keys())
+        object.__setattr__(copy, "__pydantic_extra__", None)
+        object.__setattr__(copy, "__pydantic_private__", None)
+        return copy
+
     def sent_text(self) -> str:
         """The text this item contributes to the request."""
         if self.pinned or self.state in (ItemState.INCLUDED, ItemState.STALE):
@@ -186,6 +205,8 @@ class ContextItem(BaseModel):
             return f"[{self.state.value} by the user; recall id {self.id}]"
         return ""
 
+
+_FIELD_NAMES = frozenset(ContextItem.model_fields)
 
 ARGUMENT_KEEP = 80
 """Characters of a long argument kept when its tool call is folded."""

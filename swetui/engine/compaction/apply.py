@@ -17,9 +17,9 @@ from swetui.engine.compaction.plan import (
     folded_changes,
     paused_gc,
 )
-from swetui.engine.context import ContextEngine, Priced
+from swetui.engine.context import ContextEngine, Priced, UnknownItem
 from swetui.engine.events import CompactionFinished, CompactionStarted, CompactionUndone
-from swetui.engine.items import ItemState
+from swetui.engine.items import ContextItem, ItemState
 
 
 class StalePlan(ValueError):
@@ -33,30 +33,38 @@ class NoCompaction(LookupError):
         return str(self.args[0]) if self.args else "no compaction to undo"
 
 
-def _check(engine: ContextEngine, plan: CompactionPlan) -> None:
+def _checked(engine: ContextEngine, plan: CompactionPlan) -> list[Priced]:
+    """Each fold as the plan will put it in place, once the plan is known to still fit the
+    context (StalePlan otherwise)."""
+    priced, planned = [], plan._priced
     for fold in plan.folds:
-        if fold.id not in engine:
-            raise StalePlan(f"{fold.id} is gone since the compaction was planned; plan again")
-        item = engine.get(fold.id)
+        try:
+            item = engine.get(fold.id)
+        except UnknownItem:
+            raise StalePlan(f"{fold.id} is gone since the compaction was planned; "
+                            "plan again") from None
         if item.content_hash != fold.content_hash or item.state is not fold.previous_state \
                 or item.pinned:
             raise StalePlan(f"{fold.id} changed since the compaction was planned; plan again")
-    for item in plan.created:
-        if item.id in engine:
+        priced.append(_priced(engine, plan, fold, item, planned))
+    for created in plan.created:
+        if created.id in engine:
             raise StalePlan(f"plan {plan.compaction_id} was already applied")
+    return priced
 
 
-def _priced(engine: ContextEngine, plan: CompactionPlan, fold: Fold) -> Priced:
-    """The folded item as planned, or priced afresh if the item or the fold changed since
-    (a plan is a public object: its folds can be edited before it is applied)."""
-    item = engine.get(fold.id)
-    priced = plan._priced.get(fold.id)
+def _priced(engine: ContextEngine, plan: CompactionPlan, fold: Fold, item: ContextItem,
+            planned: dict[str, Priced]) -> Priced:
+    """The folded item as planned (`planned`: the plan's priced folds), or priced afresh if
+    the item or the fold changed since (a plan is a public object: its folds can be edited
+    before it is applied)."""
+    priced = planned.get(fold.id)
     if priced is not None and priced.base is item and priced.engine is engine:
         folded = priced.item
         record = folded.folded
         if (record is not None and folded.state is fold.state and folded.stub == fold.stub
                 and record.state is fold.previous_state and record.stub == fold.previous_stub
-                and record.previous == item.folded
+                and record.previous is item.folded
                 and record.compaction_id == plan.compaction_id):
             return priced
     return engine.price(item, **folded_changes(plan.compaction_id, fold, item))
@@ -65,13 +73,13 @@ def _priced(engine: ContextEngine, plan: CompactionPlan, fold: Fold) -> Priced:
 def apply(engine: ContextEngine, plan: CompactionPlan,
           trigger: str = "manual") -> CompactionFinished:
     """Fold and create as planned, in one batch; publishes CompactionStarted/Finished."""
-    _check(engine, plan)
     started = time.perf_counter()
+    folds = _checked(engine, plan)
     before = engine.budget().total
     engine.bus.publish(CompactionStarted(compaction_id=plan.compaction_id, trigger=trigger,
                                          items=len(plan.folds), tokens_before=before))
     with paused_gc(), engine.batch("compacted"):
-        engine.commit(priced_folds(engine, plan), reason="compacted")
+        engine.commit(folds, reason="compacted")
         for item in plan.created:
             engine.add(item, reason="compacted")
     finished = CompactionFinished(
@@ -87,7 +95,8 @@ def apply(engine: ContextEngine, plan: CompactionPlan,
 def priced_folds(engine: ContextEngine, plan: CompactionPlan) -> list[Priced]:
     """Each folded item as the plan will put it in place (what a preview assembles on the
     side: `engine.assemble(changes=…, added=plan.created)`)."""
-    return [_priced(engine, plan, fold) for fold in plan.folds]
+    planned = plan._priced
+    return [_priced(engine, plan, fold, engine.get(fold.id), planned) for fold in plan.folds]
 
 
 def _number(compaction_id: str) -> int:

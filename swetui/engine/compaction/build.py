@@ -25,6 +25,7 @@ from swetui.engine.compaction.text import (
 from swetui.engine.context import ContextEngine, Priced
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.payloads import (
+    CompactionOutput,
     CompactionPayload,
     ExchangePayload,
     ReferenceIndexPayload,
@@ -33,6 +34,7 @@ from swetui.engine.payloads import (
 )
 
 LIVE = (ItemState.INCLUDED, ItemState.STALE)
+_CARRIED = (RunningSummaryPayload, ReferenceIndexPayload)
 
 
 @dataclass
@@ -47,13 +49,22 @@ class Snapshot:
     summaries: dict[int, ContextItem] = field(default_factory=dict)
     running: list[ContextItem] = field(default_factory=list)
     index: list[ContextItem] = field(default_factory=list)
+    calls: list[ContextItem] = field(default_factory=list)
+    """Every tool call, in order."""
+    task: list[ContextItem] = field(default_factory=list)
+    """Every item of the task layer (retrieved files, grep hits, listings), in order."""
 
     @classmethod
     def of(cls, engine: ContextEngine) -> Snapshot:
+        """One pass over the engine's items sorts out all a compaction looks at."""
         snap = cls(items=list(engine), current=engine.turn)
         for item in snap.items:
+            if item.kind is ItemKind.TOOL_CALL:
+                snap.calls.append(item)
             if item.layer is Layer.HISTORY and item.kind in CONVERSATION_KINDS:
                 snap.conversation.setdefault(item.turn_created, []).append(item)
+            elif item.layer is Layer.TASK:
+                snap.task.append(item)
             elif item.state in LIVE:
                 match item.payload:
                     case ExchangePayload(form="header", turn=turn):
@@ -124,12 +135,18 @@ class PlanBuilder:
              payload: CompactionPayload, *, state: ItemState = ItemState.INCLUDED,
              item_id: str | None = None) -> ContextItem:
         turn = payload.turn
-        item = ContextItem(id=item_id or self.engine.new_id("d"), kind=kind, layer=layer,
-                           title=title, content=content, state=state, origin=Origin.AUTO,
-                           turn_created=turn, turn_last_used=self.snap.current,
-                           source=Source(turn_id=f"t{turn}"), payload=payload)
+        item = self.engine.prepare(ContextItem(
+            id=item_id or self.engine.new_id("d"), kind=kind, layer=layer, title=title,
+            content=content, state=state, origin=Origin.AUTO, turn_created=turn,
+            turn_last_used=self.snap.current, source=Source(turn_id=f"t{turn}"),
+            payload=payload))
         self.created.append(item)
         return item
+
+    def rewrite(self, index: int, content: str) -> None:
+        """Give created item `index` new text (a model's summary), hashed and counted."""
+        self.created[index] = self.engine.prepare(
+            self.created[index].with_fields({"content": content}))
 
     def collapse(self, turn: int, live: list[ContextItem], position: int,
                  keep_summaries: int) -> None:
@@ -216,21 +233,25 @@ class PlanBuilder:
             if isinstance(old.payload, ReferenceIndexPayload):
                 for where, carried in old.payload.groups.items():
                     self._place(groups, placed, present, where, carried)
+        retained = self.retained
         for item in self.folded_items:
-            if isinstance(item.payload, RunningSummaryPayload | ReferenceIndexPayload):
+            payload = item.payload
+            if isinstance(payload, _CARRIED):
                 continue  # the index's groups were carried over above; the summary's names
                 # came from conversation items filed under their own turns
             names = item_identifiers(item)
-            self.retained |= names
-            turn = created.turn if (created := item.created_by) is not None else item.turn_created
-            where = f"t{turn} {item.source.path}" if item.source.path else f"t{turn}"
+            retained |= names
+            turn = payload.turn if isinstance(payload, CompactionOutput) else item.turn_created
             new = names - placed - present  # set work in C: a long session has many names
             if new:
                 placed |= new
+                path = item.source.path
+                where = f"t{turn} {path}" if path else f"t{turn}"
                 groups.setdefault(where, []).extend(sorted(new))
             errors = item_errors(item)
-            self.retained |= set(errors)
-            self._place(groups, placed, set(), f"t{turn}{ERRORS_GROUP}", errors)
+            if errors:
+                retained.update(errors)
+                self._place(groups, placed, set(), f"t{turn}{ERRORS_GROUP}", errors)
         if groups:
             self.new(ItemKind.EXCHANGE_DIGEST, Layer.HISTORY, "Reference index",
                       render_index(groups),

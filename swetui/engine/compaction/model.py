@@ -157,5 +157,5 @@ class ModelCompactor:
             if (isinstance(payload, ExchangePayload) and payload.form == "summary"
                     and (turn := payload.turn) in per_turn):
                 text = fit(f"t{turn} summary: {per_turn[turn]}", EXCHANGE_SUMMARY_TOKENS, count)
-                builder.created[index] = item.model_copy(update={"content": text})
+                builder.rewrite(index, text)
         return fit(running, RUNNING_SUMMARY_TOKENS, count)

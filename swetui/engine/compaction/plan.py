@@ -13,7 +13,6 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from swetui.engine.context import ContextEngine, Priced
 from swetui.engine.items import ContextItem, FoldRecord, ItemState
-from swetui.engine.tokens import MESSAGE_OVERHEAD
 
 
 @dataclass(slots=True)
@@ -81,11 +80,25 @@ def signed_percent(change: float) -> str:
     return f"{'+' if rounded > 0 else '−'}{abs(rounded)}%"
 
 
+_SHARED: dict[tuple[str, ItemState], FoldRecord] = {}
+"""Records with no stub and no earlier record, by compaction and state before: most folds
+of a compaction have the same one, and a record is frozen, so they share it."""
+
+
 def fold_record(compaction_id: str, fold: Fold,
                 previous: FoldRecord | None = None) -> FoldRecord:
     """What a folded item keeps to be undone: the compaction, its state and stub before,
     and the record of the compaction that had folded it before (a stub later archived),
     which undo puts back."""
+    if fold.previous_stub is None and previous is None:
+        key = (compaction_id, fold.previous_state)
+        shared = _SHARED.get(key)
+        if shared is None:
+            if len(_SHARED) >= 64:
+                _SHARED.clear()
+            shared = _SHARED[key] = FoldRecord(compaction_id=compaction_id,
+                                               state=fold.previous_state)
+        return shared
     return FoldRecord(compaction_id=compaction_id, state=fold.previous_state,
                       stub=fold.previous_stub, previous=previous)
 
@@ -111,10 +124,9 @@ def price_fold(engine: ContextEngine, item: ContextItem, stub: str | None,
 
 
 def created_cost(engine: ContextEngine, item: ContextItem) -> int:
-    """What a new (unpinned, non-tool) item will cost once added in its state."""
-    if not item.sent:
-        return 0
-    return engine.counter.count(item.content) + MESSAGE_OVERHEAD
+    """What a new item (prepared by the engine: hashed and counted) will cost once added
+    in its state."""
+    return engine.cost_if(item)
 
 
 def settle_tokens(engine: ContextEngine, plan: CompactionPlan) -> None:
@@ -129,11 +141,20 @@ def settle_tokens(engine: ContextEngine, plan: CompactionPlan) -> None:
 @contextmanager
 def paused_gc() -> Iterator[None]:
     """Hold the cyclic garbage collector while a compaction builds thousands of small
-    objects: its full passes over a large session would otherwise double the latency."""
+    objects: its full passes over a large session would otherwise double the latency.
+
+    What a compaction builds lives on (the folded items, the plan), so afterwards it goes
+    straight to the oldest generation instead of being scanned by a young collection first
+    and a middle one next: `freeze` then `unfreeze` moves every tracked object there without
+    scanning any (skipped when something else keeps objects frozen, which `unfreeze` would
+    release). A long session makes those young scans grow faster than the session itself."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if enabled:
             gc.enable()

@@ -101,8 +101,7 @@ class StructuralCompactor:
         exchanges = snap.exchanges()
         # an assistant message stays while it carries a pinned tool call: the call's result
         # can only be sent paired with it
-        anchors = {item.source.tool_call_id for item in snap.items
-                   if item.pinned and item.kind is ItemKind.TOOL_CALL}
+        anchors = {item.source.tool_call_id for item in snap.calls if item.pinned}
         builder.anchors = anchors
         position = {turn: len(exchanges) - i for i, turn in enumerate(exchanges)}
         if item_ids is not None:
@@ -166,17 +165,17 @@ class StructuralCompactor:
         for _turn, _index, item in sent[:max(0, len(sent) - MAX_HEADERS)]:
             position = created.get(item.id)
             if position is not None:
-                builder.created[position] = item.model_copy(
-                    update={"state": ItemState.COMPACTED})
+                builder.created[position] = item.with_fields({"state": ItemState.COMPACTED})
             else:
                 builder.fold(item)
 
     def _duplicates(self, builder: PlanBuilder) -> None:
         """Identical tool outputs: the latest stays, earlier ones point at it."""
         keepers: dict[str, ContextItem] = {}
-        calls = [item for item in builder.snap.items
-                 if item.kind is ItemKind.TOOL_CALL and item.state in LIVE
-                 and item.id not in builder.folds and len(item.content) >= DEDUP_MIN_CHARS]
+        folds = builder.folds
+        calls = [item for item in builder.snap.calls
+                 if item.state in LIVE and item.id not in folds
+                 and len(item.content) >= DEDUP_MIN_CHARS]
         for item in reversed(calls):
             keeper = keepers.get(item.content_hash)
             if keeper is None:
@@ -193,9 +192,9 @@ class StructuralCompactor:
                    for turn, items in snap.conversation.items()
                    if turn > snap.current - shape.keep_full for item in items
                    if item.kind is ItemKind.TOOL_CALL and item.call.name in EDIT_TOOLS}
-        for item in snap.items:
+        for item in snap.task:
             last = max(item.turn_created, item.turn_last_used)
-            if (item.layer is Layer.TASK and item.kind in TASK_KINDS and item.state in LIVE
+            if (item.kind in TASK_KINDS and item.state in LIVE
                     and last < snap.current - shape.file_age and item.source.path not in editing):
                 builder.fold(item, file_stub(item, item.turn_created))
 

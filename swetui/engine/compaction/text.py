@@ -66,19 +66,19 @@ def error_lines(text: str) -> list[str]:
     return list(found)
 
 
-def item_errors(item: ContextItem) -> list[str]:
+def item_errors(item: ContextItem) -> tuple[str, ...]:
     """The error lines a folded item must keep visible (tool outputs that are not file
     text; a failed call's first line when it shows no recognisable error line);
     remembered per item and content."""
     if item.kind is not ItemKind.TOOL_CALL:
-        return []
+        return ()
     key = (item.id, item.content_hash or item.content, item.call.is_error)
     hit = _ERRORS_CACHE.get(key)
     if hit is None:
         if len(_ERRORS_CACHE) >= _IDENT_CACHE_MAX:
             _ERRORS_CACHE.clear()
         hit = _ERRORS_CACHE[key] = tuple(_item_errors(item))
-    return list(hit)
+    return hit
 
 
 def _item_errors(item: ContextItem) -> list[str]:
@@ -246,7 +246,9 @@ def exchange_header(turn: int, user_text: str, count: Counter) -> str:
     while True:
         text = f"t{turn}: {' '.join(words)}"
         tokens = count(text)
-        if tokens <= HEADER_TOKENS or len(words) <= 1:
+        if tokens <= HEADER_TOKENS:
+            return text
+        if len(words) <= 1:
             return fit(text, HEADER_TOKENS, count)
         words = words[: min(len(words) - 1, max(1, len(words) * HEADER_TOKENS // tokens))]
 
@@ -340,7 +342,7 @@ def summary_facts(previous: SummaryFacts,
                 if item.source.path:
                     files.append(item.source.path)
                 if item.call.is_error:
-                    errors = item_errors(item) or ["(no output)"]
+                    errors = item_errors(item) or ("(no output)",)
                     facts["last_error"] = f"t{turn} {name} {target}: {errors[-1]}"
                 elif name in _EDIT_TOOLS:
                     achievements.append(f"t{turn} {name} {target}")
