@@ -78,3 +78,27 @@ async def test_a_grep_that_finds_nothing_is_not_sent(workspace):
                        for block in blocks)
     assert "greet" in "".join(message.content for message in second.messages)
     await session.aclose()
+
+
+async def test_a_resumed_session_shows_the_running_summary_as_it_was_last_brought_up_to_date(
+        workspace):
+    (workspace / "big.py").write_text("".join(f"def function_{n}():\n    return {n}\n"
+                                              for n in range(300)))
+    later = [answer("Looked again; next I will read big.py.")]
+    session = AgentSession.open(LaunchOptions(path=workspace, watch=False), env={},
+                                provider=ScriptedProvider(*script(12), *later))
+    await run_turns(session, 12)
+    await session.compact("manual")
+    await session.send("have another look (turn 13)")
+    current = running_summary(session.engine)
+    assert current is not None and "Latest request: have another look" in current.content
+    await session.aclose()
+
+    reopened = AgentSession.open(LaunchOptions(path=workspace, watch=False,
+                                               resume=session.session_id),
+                                 env={}, provider=ScriptedProvider())
+    resumed = running_summary(reopened.engine)
+    assert resumed is not None and resumed.content == current.content
+    assert "Latest request: have another look (turn 13)" in (
+        reopened.engine.assemble().request.canonical_json())
+    await reopened.aclose()
