@@ -78,7 +78,7 @@ from swetui.agent.turn_events import (
     TurnFinished,
     TurnStarted,
 )
-from swetui.agent.usage_log import last_turn_usage, restore_cache_prefix
+from swetui.agent.usage_log import last_turn_usage, restore_cache_prefix, restore_figures
 from swetui.config import ApprovalRule, Mode
 from swetui.engine.bus import EventBus
 from swetui.engine.compaction.plan import CompactionPlan
@@ -107,6 +107,7 @@ __all__ = ["InitOutcome", "MemoryExists", "write_project_memory",
     "ToolResult", "tool_icon", "Usage", "usage_line",
     # what model calls cost, and the provider's cache
     "Cost", "format_cost", "format_usd", "last_turn_usage", "restore_cache_prefix",
+    "restore_figures",
     # the price of a change before it is made, and the spending cap
     "CACHE_STATES", "ChangePrice", "CompactionChange", "ContextChange", "EditChange",
     "ItemsChange", "ModelChange", "toggle_action", "SpendCheck", "SpendingCap",

@@ -20,14 +20,21 @@ class SessionStats(TypedDict):
     mode: Mode
     turns: int
     items: int
-    tokens: int
+    next_request: int
+    """The next request as the model counts it (the gauge's headline: swetui's count ×
+    the calibration)."""
+    estimate: int
+    """swetui's own count of the next request (the sum of its layers)."""
     limit: int
+    reserve: int
+    free: int
     percent: float
     measured: int | None
     """Input tokens the provider reported for the last request, when it did."""
     calibration: float | None
     input_tokens: int
-    """Prompt tokens sent over the session, cache reads and writes included."""
+    """Prompt tokens sent over the session (the done lines' ↑ summed), cache reads and
+    writes included."""
     cache_read_tokens: int
     cache_write_tokens: int
     output_tokens: int
@@ -61,9 +68,10 @@ def session_stats(engine: ContextEngine, limits: SessionLimits, *, session_id: s
     ratio = engine.calibration()
     return {"session": session_id, "model": engine.model, "mode": mode,
             "turns": engine.turn, "items": len(engine),
-            "tokens": budget.total, "limit": budget.limit,
+            "next_request": budget.counted, "estimate": budget.total, "limit": budget.limit,
+            "reserve": budget.reserve, "free": budget.free,
             "percent": round(budget.percent, 1), "measured": budget.measured,
-            "calibration": round(ratio, 3) if ratio else None,
+            "calibration": round(ratio, 2) if ratio else None,
             "input_tokens": usage.input_tokens, "cache_read_tokens": usage.cache_read_tokens,
             "cache_write_tokens": usage.cache_write_tokens,
             "output_tokens": usage.output_tokens, "reasoning_tokens": usage.reasoning_tokens,

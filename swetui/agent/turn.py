@@ -124,6 +124,8 @@ class TurnLoop:
         self.prices = prices
         self.usage = NO_USAGE
         """The sum over the turn's model calls."""
+        self.requests = 0
+        """Model calls made so far (the done line's `↑` sums their input)."""
         self.cost = NOTHING
         self.open_calls: dict[str, ToolCallEnd] = {}
         self.partial: StepOutcome | None = None
@@ -229,6 +231,7 @@ class TurnLoop:
         for), add it to the turn's, record and publish it."""
         usage = outcome.usage = self._settled_usage(outcome)
         self.usage = self.usage + usage
+        self.requests += 1
         cost = self.prices.cost(self.model, usage)
         self.cost = self.cost + cost
         duration = time.monotonic() - outcome.started
@@ -350,7 +353,7 @@ class TurnLoop:
         finished = TurnFinished(turn=self.turn, duration=round(duration, 3),
                                 input_tokens=self.usage.input_tokens,
                                 output_tokens=self.usage.output_tokens, usage=self.usage,
-                                cost=self.cost,
+                                cost=self.cost, requests=self.requests,
                                 interrupted=interrupted, error=error,
                                 answer="\n\n".join(self.answer))
         self.record("turn_finished", finished.model_dump(mode="json"))

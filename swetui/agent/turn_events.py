@@ -102,6 +102,9 @@ class TurnFinished(_Event):
     """The sum over the turn's model calls; None in logs written before it was kept."""
     cost: Cost | None = None
     """What the turn's model calls cost; None in logs written before it was kept."""
+    requests: int = 0
+    """Model calls the turn made (`input_tokens` sums theirs); 0 in logs written before it
+    was kept."""
     interrupted: bool = False
     error: str | None = None
     answer: str = ""

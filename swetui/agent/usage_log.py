@@ -6,10 +6,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
+from swetui.agent.calibrations import CalibrationStore
 from swetui.agent.cost import Cost, sum_costs
 from swetui.engine.context import ContextEngine
 from swetui.providers.usage import Usage, total_usage
@@ -117,9 +118,18 @@ def restore_from_log(engine: ContextEngine, events: Sequence[Mapping[str, Any]])
     restore_cache_prefix(engine, events, wall=time.time(), monotonic=time.monotonic())
 
 
-def last_turn_usage(events: Iterable[Mapping[str, Any]]) -> tuple[int, Usage, Cost | None] | None:
-    """The last turn that called a model: its number, its usage and its cost (None when a
-    call was logged before costs were kept)."""
+class LastTurnUsage(NamedTuple):
+    """The last turn that called a model: its number, its usage summed over its requests,
+    its cost (None when a call was logged before costs were kept) and how many requests."""
+
+    turn: int
+    usage: Usage
+    cost: Cost | None
+    requests: int
+
+
+def last_turn_usage(events: Iterable[Mapping[str, Any]]) -> LastTurnUsage | None:
+    """The last turn that called a model, from the log; None when none did."""
     calls = call_usages(events)
     if not calls:
         return None
@@ -127,4 +137,14 @@ def last_turn_usage(events: Iterable[Mapping[str, Any]]) -> tuple[int, Usage, Co
     mine = [call for call in calls if call.turn == turn]
     costs = [call.cost for call in mine]
     cost = sum_costs(c for c in costs if c is not None) if all(costs) else None
-    return turn, total_usage(call.usage for call in mine), cost
+    return LastTurnUsage(turn, total_usage(call.usage for call in mine), cost, len(mine))
+
+
+def restore_figures(engine: ContextEngine, events: Sequence[Mapping[str, Any]]) -> None:
+    """Everything a session's figures start from, as `AgentSession.open` restores it: the
+    log's last measured request (the calibration), the provider's cache, and else the
+    calibration an earlier session remembered for the model (`swetui context` uses this,
+    so it shows what the screen would)."""
+    restore_from_log(engine, events)
+    if engine.calibration() is None and (known := CalibrationStore().get(engine.model)):
+        engine.calibrate(known.ratio, known.source)

@@ -18,7 +18,7 @@ from swetui.agent import (
     TOOL_SCHEMAS,
     format_cost,
     last_turn_usage,
-    restore_cache_prefix,
+    restore_figures,
 )
 from swetui.commands.mcp import mcp_statuses, server_report
 from swetui.engine.budget import Budget
@@ -37,8 +37,14 @@ def context_report(engine: ContextEngine, budget: Budget) -> dict[str, Any]:
         "threshold": budget.threshold,
         "threshold_tokens": budget.threshold_tokens,
         "total": budget.total,
-        "percent": round(budget.percent, 2),
+        "counted": budget.counted,
+        "reserve": budget.reserve,
         "free": budget.free,
+        "percent": round(budget.percent, 2),
+        "measured": budget.measured,
+        "measured_estimate": budget.measured_estimate,
+        "calibration": round(budget.calibration, 4) if budget.calibration else None,
+        "calibration_source": budget.calibration_source,
         "needs_compaction": budget.needs_compaction,
         "encoding": engine.counter.encoding_name,
         "layers": [{"name": row.name.value, "tokens": row.tokens, "budget": row.budget,
@@ -52,8 +58,7 @@ def context_report(engine: ContextEngine, budget: Budget) -> dict[str, Any]:
 
 def cache_report(engine: ContextEngine, events: list[dict[str, Any]]) -> dict[str, Any]:
     """What of the next request the provider is expected to read from its cache, and what
-    the last turn used and cost (from the session log)."""
-    restore_cache_prefix(engine, events, wall=time.time(), monotonic=time.monotonic())
+    the last turn used and cost (from the session log; `restore_figures` ran)."""
     result = engine.assemble()
     view = engine.cache_view(time.monotonic(), result)
     stable = sum(unit.tokens for unit in result.prefix[:max(result.breakpoints, default=0)])
@@ -63,11 +68,11 @@ def cache_report(engine: ContextEngine, events: list[dict[str, Any]]) -> dict[st
                   "fresh_tokens": view.fresh, "unchanged_tokens": view.unchanged,
                   "changed_at": view.changed_at, "stable_prefix_tokens": stable},
         "last_turn": None if last is None else {
-            "turn": last[0],
-            "usage": {**last[1].model_dump(exclude={"kind"}),
-                      "fresh_input_tokens": last[1].fresh_input_tokens},
-            "cost_usd": last[2].usd if last[2] is not None else None,
-            "cost": format_cost(last[2]) if last[2] is not None else "not recorded"},
+            "turn": last.turn, "requests": last.requests,
+            "usage": {**last.usage.model_dump(exclude={"kind"}),
+                      "fresh_input_tokens": last.usage.fresh_input_tokens},
+            "cost_usd": last.cost.usd if last.cost is not None else None,
+            "cost": format_cost(last.cost) if last.cost is not None else "not recorded"},
     }
 
 
@@ -79,6 +84,7 @@ def show_context(options: LaunchOptions, *, as_json: bool) -> int:
     workspace.notices.extend(workspace_notices(root))
     engine = workspace.engine
     servers = asyncio.run(mcp_statuses(root, settings, engine))  # their tools are items too
+    restore_figures(engine, workspace.store.events)  # the calibration, the cache
     budget = engine.budget()
     report = context_report(engine, budget)
     report["mcp"] = [{key: value for key, value in server_report(status).items()
@@ -99,7 +105,8 @@ def _print_tables(root: str, report: dict[str, Any]) -> None:
     # Piped output keeps whole lines (for grep and logs); a terminal uses its own width.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     shown = escape(terminal_safe(root, newlines=False))
-    console.print(f"[b]{shown}[/b]  {report['total']:,} of {report['limit']:,} tokens "
+    counted = ("≈" if report["calibration"] else "") + f"{report['counted']:,}"
+    console.print(f"[b]{shown}[/b]  {counted} of {report['limit']:,} tokens "
                   f"({report['percent']:.1f}%), compaction at {report['threshold']:.0%} "
                   f"({report['threshold_tokens']:,}); tokenizer {report['encoding']}",
                   soft_wrap=True)

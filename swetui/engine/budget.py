@@ -95,6 +95,9 @@ class Budget(BaseModel):
     layers: tuple[LayerUsage, ...]
     measured: int | None = None
     """Input tokens the provider reported for the last request, when known."""
+    measured_estimate: int | None = None
+    """swetui's own count of that same request (measured / this is the calibration ratio
+    when it was learned from usage)."""
     calibration: float | None = None
     """The model's tokens / swetui's estimate for this model, when known."""
     calibration_source: str | None = None
@@ -129,7 +132,8 @@ class Budget(BaseModel):
 
 
 def make_budget(layer_tokens: dict[Layer, int], settings: BudgetSettings, *,
-                measured: int | None = None, calibration: float | None = None,
+                measured: int | None = None, measured_estimate: int | None = None,
+                calibration: float | None = None,
                 calibration_source: str | None = None) -> Budget:
     """Build the snapshot from per-layer totals (O(layers), no counting)."""
     limit = settings.limit
@@ -145,5 +149,7 @@ def make_budget(layer_tokens: dict[Layer, int], settings: BudgetSettings, *,
                                and layer is not Layer.RESERVE))
     return Budget(limit=limit, threshold=settings.threshold,
                   threshold_tokens=int(limit * settings.threshold), reserve=settings.reserve,
-                  total=total, layers=tuple(rows), measured=measured, calibration=calibration,
+                  total=total, layers=tuple(rows), measured=measured,
+                  measured_estimate=measured_estimate if measured is not None else None,
+                  calibration=calibration,
                   calibration_source=calibration_source if calibration else None)

@@ -70,7 +70,7 @@ class ContextEngine:
         self._sent: dict[str, int] = {}
         self._layer_tokens: dict[Layer, int] = dict.fromkeys(LAYER_ORDER, 0)
         self.draft_tokens = 0
-        self._measured: int | None = None
+        self._measured: tuple[int, int] | None = None  # the last request: (measured, estimate)
         self._calibration: dict[str, float] = {}
         self._calibration_source: dict[str, str] = {}
         self._sequence = 0
@@ -113,9 +113,9 @@ class ContextEngine:
         """The current budget: O(layers), never recounts."""
         tokens = dict(self._layer_tokens)
         tokens[Layer.HISTORY] += self.draft_tokens
-        calibration = self._calibration.get(self.model)
-        return make_budget(tokens, self.settings, measured=self._measured,
-                           calibration=calibration,
+        measured, estimate = self._measured or (None, None)
+        return make_budget(tokens, self.settings, measured=measured, measured_estimate=estimate,
+                           calibration=self._calibration.get(self.model),
                            calibration_source=self._calibration_source.get(self.model))
 
     def assemble(self, *, max_tokens: int | None = None, changes: Iterable[Priced] = (),
@@ -268,7 +268,7 @@ class ContextEngine:
     def record_usage(self, measured_input: int, estimated_input: int) -> None:
         """The provider's real input-token count for the last request, and the per-model
         calibration ratio (measured / estimated)."""
-        self._measured = measured_input
+        self._measured = (measured_input, estimated_input)
         if estimated_input > 0 and measured_input > 0:
             self._calibration[self.model] = measured_input / estimated_input
             self._calibration_source[self.model] = "usage"

@@ -23,4 +23,6 @@ def recount_all(engine: ContextEngine) -> Budget:
                     json.dumps(item.sent_arguments(), sort_keys=True))
             totals[item.effective_layer] += tokens
     totals[Layer.HISTORY] += engine.draft_tokens
-    return make_budget(totals, engine.settings, measured=engine.budget().measured)
+    now = engine.budget()
+    return make_budget(totals, engine.settings, measured=now.measured,
+                       measured_estimate=now.measured_estimate)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import inspect
 import io
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -27,6 +27,7 @@ from swetui.ui.context_table import context_table
 from swetui.ui.mcp_command import run_mcp
 from swetui.ui.widgets.inspector_render import STATE_HELP
 from swetui.ui.widgets.status import TurnStatus, format_tokens
+from swetui.ui.widgets.token_figures import LEGEND, used_figure
 from swetui.ui.widgets.transcript import Transcript
 
 MODES = ("ask", "auto-edit", "auto")
@@ -74,8 +75,11 @@ KEYS_HELP = (
 
 
 STAT_LABELS = {
-    "persisted": "saved to disk", "measured": "tokens measured by the provider",
-    "usage_measured": "usage measured (not estimated)", "calibration": "calibration ratio",
+    "persisted": "saved to disk", "measured": "last request (measured)",
+    "usage_measured": "usage measured (not estimated)", "calibration": "calibration",
+    "next_request": "next request (as the model counts)",
+    "estimate": "next request (swetui's count)", "limit": "window",
+    "input_tokens": "sent (↑, all requests)",
 }
 """/stats labels where the field's name would not say it to a person."""
 
@@ -352,21 +356,26 @@ class SlashCommands:
         self.say(table)
 
     def cmd_help(self, _: str) -> None:
-        table = Table(title="Commands", title_justify="left", box=None, padding=(0, 1))
-        table.add_column("command", style="bold")
-        table.add_column("")
-        for command in COMMANDS:
-            table.add_row(f"/{command.name} {command.hint}".rstrip(), command.help)
-        keys = Table(title="Keys", title_justify="left", box=None, padding=(0, 1))
-        keys.add_column("key", style="bold")
-        keys.add_column("")
-        for key, what in KEYS_HELP:
-            keys.add_row(key, what)
-        self.say(table)
-        self.say(keys)
+        commands = [(f"/{command.name} {command.hint}".rstrip(), command.help)
+                    for command in COMMANDS]
+        self.say(two_columns("Commands", "command", commands))
+        self.say(two_columns("Keys", "key", KEYS_HELP))
+        self.say(two_columns("Budget figures (the gauge, F3; ? there says the same)",
+                             "figure", LEGEND))
         words = " · ".join(word for word, _ in STATE_HELP)
         self.say(Text(f"Context item states and marks: {words}. ? in the inspector (F4) says "
                       "what each means.", style="dim"))
-        self.say(Text(f"Type @ to add a workspace file to the context. Tokens: "
-                      f"{format_tokens(self.session.engine.budget().total)} in use.",
+        budget = self.session.engine.budget()
+        self.say(Text("Type @ to add a workspace file to the context. The next request: "
+                      f"{used_figure(budget)} of {format_tokens(budget.limit)} tokens.",
                       style="dim"))
+
+
+def two_columns(title: str, heading: str, rows: Iterable[tuple[str, str]]) -> Table:
+    """A borderless table of names (bold) and what each one is."""
+    table = Table(title=title, title_justify="left", box=None, padding=(0, 1))
+    table.add_column(heading, style="bold")
+    table.add_column("")
+    for name, what in rows:
+        table.add_row(name, what)
+    return table

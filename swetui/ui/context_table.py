@@ -12,7 +12,9 @@ from swetui.engine.items import Layer
 
 def context_table(budget: Budget) -> Table:
     """Rows that add up: each layer sent, the request (their sum), the same as the model
-    counts it (when calibrated), the reserve kept for the answer, the room left."""
+    counts it (when calibrated), the reserve kept for the answer, the room left (the
+    request as counted + reserve + free = the window); then the last request as the
+    provider measured it."""
     table = Table(title="Next request", title_justify="left", box=None, padding=(0, 1))
     for column in ("layer", "tokens", "of window", "budget"):
         table.add_column(column, justify="left" if column == "layer" else "right")
@@ -35,4 +37,7 @@ def context_table(budget: Budget) -> Table:
                   f"{budget.reserve:,}", share(budget.reserve), "")
     table.add_row(Text("free", style="dim"), f"{budget.free:,}", share(budget.free), "")
     table.add_row("window", f"{budget.limit:,}", "100.0%", "", style="bold")
+    if budget.measured is not None:
+        table.add_row(Text("last request (measured)", style="dim"), f"{budget.measured:,}",
+                      share(budget.measured), "")
     return table

@@ -142,7 +142,7 @@ async def test_gauge_follows_engine_changes() -> None:
         engine.record_usage(900, 800)
         await until(pilot, lambda: gauge.budget == engine.budget(), "the gauge caught up")
         plain = gauge.render().plain
-        assert "measured 900" in plain and "calibrated" in plain
+        assert "measured 900 · est. 800 ×1.12" in plain
 
 
 async def test_burst_of_changes_is_throttled_but_final_value_shows() -> None:

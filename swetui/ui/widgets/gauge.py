@@ -12,6 +12,7 @@ from time import monotonic
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.timer import Timer
@@ -23,6 +24,12 @@ from swetui.engine.cache import CacheView
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import Layer
 from swetui.ui.widgets.gauge_cache import CACHE_DELAY, LastTurn, cache_line
+from swetui.ui.widgets.token_figures import (
+    format_tokens,
+    last_request_line,
+    legend_text,
+    used_figure,
+)
 
 FRAME = 1 / 30
 """The shortest time between two repaints."""
@@ -51,19 +58,6 @@ def component_foreground(widget: Widget, name: str) -> Style:
     drawn on any row (cursor, selection) while translucent colours still blend right."""
     style = widget.get_component_rich_style(name)
     return style.without_color + Style(color=style.color)
-
-
-def format_tokens(tokens: int) -> str:
-    """A token count as people read it: 812, 12.3k, 256k, 1.2M."""
-    if tokens < 1_000:
-        return str(tokens)
-    if tokens < 100_000:
-        value = f"{tokens / 1_000:.1f}".rstrip("0").rstrip(".")
-        return f"{value}k"
-    if tokens < 1_000_000:
-        return f"{round(tokens / 1_000)}k"
-    value = f"{tokens / 1_000_000:.1f}".rstrip("0").rstrip(".")
-    return f"{value}M"
 
 
 def bar_cells(budget: Budget, width: int) -> list[tuple[Layer | None, int]]:
@@ -120,6 +114,8 @@ class BudgetGauge(Widget):
         *(f"budget-gauge--{layer.value}" for layer in Layer),
     }
 
+    BINDINGS = [Binding("question_mark", "legend", "Legend")]
+
     class Updated(Message):
         """The gauge shows a new budget (posted after each repaint, for the app and tests)."""
 
@@ -144,6 +140,11 @@ class BudgetGauge(Widget):
         """The next request split into expected-cached and fresh (after a first send)."""
         self.last_turn: LastTurn | None = None
         self._cache_timer: Timer | None = None
+        self.tooltip = legend_text()
+
+    def action_legend(self) -> None:
+        """Say what each figure of the gauge means (also its tooltip)."""
+        self.notify(legend_text(), title="Budget figures", timeout=20, markup=False)
 
     def on_mount(self) -> None:
         self.show(self.engine.budget())
@@ -309,8 +310,7 @@ class BudgetGauge(Widget):
         text.append("Context ", self._style("label"))
         total_style = self._style("threshold" if budget.needs_compaction else "total")
         # The calibrated figure when the model's tokenizer is known (≈ marks it).
-        counted = "≈" if budget.calibrated_total is not None else ""
-        text.append(f"{counted}{format_tokens(budget.counted)}", total_style)
+        text.append(used_figure(budget), total_style)
         text.append(f" / {format_tokens(budget.limit)}", self._style("label"))
         percent = f"{budget.percent:.1f}%"
         if budget.needs_compaction:
@@ -350,23 +350,8 @@ class BudgetGauge(Widget):
         return text
 
     def _measured_line(self, width: int) -> Text:
-        budget = self.budget
-        text = Text(no_wrap=True, overflow="ellipsis")
-        if budget.measured is not None:
-            text.append("measured ", self._style("label"))
-            text.append(format_tokens(budget.measured), self._style("measured"))
-        if budget.calibrated_total is not None:
-            if budget.measured is not None:
-                text.append(" · ", self._style("label"))
-            text.append("calibrated ", self._style("label"))
-            text.append(format_tokens(budget.calibrated_total), self._style("measured"))
-            ratio = f" ×{budget.calibration:.2f}"
-            if budget.calibration_source and budget.calibration_source != "usage":
-                ratio += " (server tokenizer)"
-            if text.cell_len + len(ratio) <= width:
-                text.append(ratio, self._style("label"))
-        text.truncate(width)
-        return text
+        return last_request_line(self.budget, width, label=self._style("label"),
+                                 figure=self._style("measured"))
 
     def _layer_cell(self, row: LayerUsage, width: int) -> Text:
         """A layer in half a row (compact mode): mark, name, tokens, share."""

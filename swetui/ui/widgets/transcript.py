@@ -222,8 +222,11 @@ class Transcript(VerticalScroll):
         # The server reported no usage (llama.cpp's streams never do): say these are guesses.
         estimated = event.usage is not None and not event.usage.measured
         approx = "~" if estimated else ""
-        line.append(f" · ↑{approx}{up} ↓{approx}{down}" + (" (estimated)" if estimated else ""),
-                    style="dim")
+        # ↑ sums the turn's requests (a tool call makes another): say how many when not one.
+        notes = [f"{event.requests} requests"] if event.requests > 1 else []
+        notes += ["estimated"] if estimated else []
+        line.append(f" · ↑{approx}{up} ↓{approx}{down}"
+                    + (f" ({', '.join(notes)})" if notes else ""), style="dim")
         if event.cost is not None and event.cost.basis not in ("local", "none"):
             line.append(f" · {format_cost(event.cost)}", style="dim")
         self._add(CompletionLine(line, kind=kind))
