@@ -76,6 +76,11 @@ class Transcript(VerticalScroll):
         if not self.is_anchored and self.max_scroll_y > 0:
             self.anchor()
 
+    def on_resize(self) -> None:
+        # Entries that fitted may overflow at the new size: follow the end from now on, as
+        # if they had overflowed while being added (else a smaller window shows the top).
+        self.call_after_refresh(self._anchor_when_full)
+
     def add_user(self, text: str) -> None:
         self._close_blocks()
         self._add(UserMessage(text))
