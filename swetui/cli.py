@@ -154,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()  # here, where a reader that went away is caught below
             return code
         args = build_parser().parse_args(argv)
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return _fail("the full-screen workspace needs a terminal (its input or output is "
+                         'redirected); for a headless run use: swetui run "PROMPT"')
         from swetui.ui.app import run_workspace
 
         return run_workspace(_options(args))

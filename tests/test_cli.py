@@ -99,3 +99,15 @@ def test_rules_are_listed_and_removed(workspace):
     assert removed.returncode == 0 and "Removed rule 1" in removed.stdout
     assert "git status" not in config.read_text() and 'mode = "ask"' in config.read_text()
     assert swetui("rules", str(workspace), "--remove", "5").returncode == 1
+
+
+def test_the_workspace_without_a_terminal_says_so_instead_of_drawing_into_a_pipe(workspace):
+    # `swetui > log` or `swetui < /dev/null` once drew the full screen into the pipe and spun
+    # on input that never came; a user gets one line saying what to run instead.
+    result = subprocess.run([sys.executable, "-m", "swetui", str(workspace), "--model",
+                             "offline"], capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("swetui: the full-screen workspace needs a terminal")
+    assert 'swetui run "PROMPT"' in result.stderr
