@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from textual.widgets import TextArea
 
 from swetui.agent.events import PendingAction
 from swetui.agent.session import AgentSession
@@ -37,6 +38,9 @@ WHEN = datetime(2025, 1, 1, tzinfo=UTC)
 def still_ui(monkeypatch: pytest.MonkeyPatch) -> None:
     """Cursor blink off, status timer off, a fixed clock."""
     monkeypatch.setattr(PromptInput, "BLINK", False)
+    # Every other text area (the item editor) keeps its cursor shown: its blink timer hid the
+    # cursor in a snapshot taken more than half a second after the editor opened, under load.
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     monkeypatch.setattr(TurnStatus, "TICKING", False)
     monkeypatch.setattr(TurnStatus, "clock", staticmethod(lambda: 100.0))
 
