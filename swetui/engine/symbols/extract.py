@@ -1,45 +1,23 @@
 """One file's symbols, read from its tree-sitter syntax tree: the definitions it makes, the
 names it references, and the fixed parts of its string literals (to find the code behind a
 pasted error message). Works for any grammar whose definitions carry a `name` field, the
-convention tree-sitter grammars share."""
+convention tree-sitter grammars share. The nodes are found by one tree-sitter query (in C);
+Python sees only those, not every node of the tree."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
+from operator import attrgetter, itemgetter
 
-from tree_sitter import Node
+from tree_sitter import Node, QueryCursor
 
+from swetui.engine.symbols import node_kinds as kinds
 from swetui.engine.symbols.languages import parser_for
-from swetui.engine.symbols.words import prose_stems, stems_of_identifier
+from swetui.engine.symbols.stem_memo import identifier_stems, text_stems
 
-CLASS_NODES = frozenset({
-    "class_definition", "class_declaration", "class_specifier", "struct_specifier",
-    "struct_item", "enum_item", "enum_declaration", "trait_item", "interface_declaration",
-    "type_spec", "type_alias_declaration", "class", "module", "object_declaration",
-    "record_declaration", "type_item", "mod_item", "impl_item", "union_item",
-    "protocol_declaration", "struct_declaration", "enum_specifier", "trait_declaration",
-})
-FUNCTION_NODES = frozenset({
-    "function_definition", "function_declaration", "method_definition",
-    "method_declaration", "constructor_declaration", "function_item", "method",
-    "singleton_method", "function_signature_item", "generator_function_declaration",
-    "abstract_method_signature", "method_signature", "function_signature",
-})
-CONSTANT_NODES = frozenset({"const_item", "static_item", "const_spec"})
-STRING_NODES = frozenset({
-    "string", "string_literal", "interpreted_string_literal", "raw_string_literal",
-    "template_string", "concatenated_string", "encapsed_string", "verbatim_string_literal",
-})
-FRAGMENT_NODES = frozenset({
-    "string_content", "string_fragment", "interpreted_string_literal_content",
-    "escape_sequence", "raw_string_literal_content",
-})
-CALL_NODES = frozenset({"call", "call_expression", "method_invocation",
-                        "invocation_expression", "method_call", "function_call",
-                        "new_expression", "object_creation_expression"})
-RAISE_NODES = frozenset({"raise_statement", "throw_statement"})
-COMMENT_NODES = frozenset({"comment", "line_comment", "block_comment", "doc_comment"})
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcu%]|\\[nt]")
 MAX_LITERAL = 300
 MAX_WORDS = 400
@@ -105,9 +83,9 @@ def _called(node: Node) -> str | None:
     """The name a call calls: `f(…)` → f, `ctx.find_object(…)` → find_object."""
     target = next((found for name in ("function", "name", "method", "constructor", "type")
                    if (found := node.child_by_field_name(name)) is not None), None)
-    if target is None and node.type in RAISE_NODES:  # `raise NoSuchOption`
+    if target is None and node.type in kinds.RAISE_NODES:  # `raise NoSuchOption`
         target = node.named_children[0] if node.named_children else None
-    if target is None or target.type in CALL_NODES:
+    if target is None or target.type in kinds.CALL_NODES:
         return None
     if _is_name(target):
         return _text(target)
@@ -157,23 +135,29 @@ def _constant(node: Node, depth: int, language: str) -> Node | None:
     return None
 
 
+_INTERPOLATIONS = frozenset({"interpolation", "template_substitution", "format_expression"})
+
+
+def _visit_literal(node: Node, parts: list[str], current: list[str]) -> None:
+    """Collect a literal's text pieces into `current`, starting a new part at each
+    interpolation; leaves that are neither (quotes, prefixes) are passed over."""
+    kind = node.type
+    if kind in kinds.FRAGMENT_NODES:
+        current.append(_text(node))
+    elif kind in _INTERPOLATIONS:
+        parts.append("".join(current))
+        current.clear()
+    elif node.child_count:
+        for child in node.children:
+            _visit_literal(child, parts, current)
+
+
 def _fragments(node: Node) -> list[str]:
     """The fixed parts of a string literal: its text with interpolations and format
     placeholders taken out."""
     parts: list[str] = []
     current: list[str] = []
-
-    def visit(child: Node) -> None:
-        if child.type in FRAGMENT_NODES:
-            current.append(_text(child))
-        elif child.type in ("interpolation", "template_substitution", "format_expression"):
-            parts.append("".join(current))
-            current.clear()
-        else:
-            for grandchild in child.children:
-                visit(grandchild)
-
-    visit(node)
+    _visit_literal(node, parts, current)
     parts.append("".join(current))
     if not any(parts) and node.child_count == 0:
         parts = [_text(node).strip("'\"`")]
@@ -183,81 +167,151 @@ def _fragments(node: Node) -> list[str]:
     return fixed
 
 
-class _Walker:
-    def __init__(self, symbols: FileSymbols) -> None:
-        self.symbols = symbols
-        self.stack: list[Definition] = []
-        self.pending_doc: set[str] = set()
-        """Comment stems above the next definition."""
 
-    def definition(self, node: Node, name_node: Node, kind: str) -> Definition:
+_DEFINITION_KINDS = kinds.CLASS_NODES | kinds.FUNCTION_NODES | kinds.CONSTANT_NODES
+_SKIPPED = -2
+"""The owner of a name that is no reference: a definition's own name, or inside a literal."""
+_by_position = attrgetter("start_byte")
+
+
+def _in_order(nodes: list[Node]) -> list[Node]:
+    """Nodes in the order a walk of the tree meets them (an outer node before an inner one
+    starting at the same byte)."""
+    return sorted(nodes, key=lambda node: (node.start_byte, -node.end_byte))
+
+
+class _Reader:
+    """One pass over a file's definitions, literals and comments in the order they appear,
+    then the names and calls, each given to the innermost definition around it."""
+
+    def __init__(self, symbols: FileSymbols, found: dict[str, list[Node]], root: Node) -> None:
+        self.symbols = symbols
+        self.found = found
+        self.root = root
+        self.spans: list[tuple[int, int, Definition]] = []
+        """(first byte, end byte, definition) in the order of the file."""
+        self.parents: list[int] = []
+        self.opaque: list[tuple[int, int]] = []
+        """Literals and comments: nothing inside them is read."""
+        self.skipped: list[int] = []
+        """First bytes of the definitions' own names."""
+
+    def definitions_and_prose(self) -> None:
+        language = self.symbols.language
+        events: list[tuple[int, int, int, Node, Node | None]] = []
+        for node in self.found.get(kinds.DEFINITION, ()):
+            if node.id != self.root.id and (name := _name_node(node)) is not None:
+                events.append((node.start_byte, -node.end_byte, 0, node, name))
+        for child in self.root.children:
+            if child.type not in _DEFINITION_KINDS and \
+                    (constant := _constant(child, 1, language)) is not None:
+                events.append((child.start_byte, -child.end_byte, 0, child, constant))
+        for node in self.found.get(kinds.STRING, ()):
+            events.append((node.start_byte, -node.end_byte, 1, node, None))
+        for node in self.found.get(kinds.COMMENT, ()):
+            events.append((node.start_byte, -node.end_byte, 2, node, None))
+        events.sort(key=itemgetter(0, 1, 2))
+        stack: list[int] = []
+        pending: set[str] = set()
+        opaque_end = -1
+        for start, negative_end, role, node, name in events:
+            if start < opaque_end:
+                continue  # inside a literal or comment
+            while stack and self.spans[stack[-1]][1] <= start:
+                stack.pop()
+            inner = self.spans[stack[-1]][2] if stack else None
+            if role == 0 and name is not None:
+                definition = self._definition(node, name, inner, pending)
+                pending = set()
+                self.parents.append(stack[-1] if stack else -1)
+                stack.append(len(self.spans))
+                self.spans.append((start, -negative_end, definition))
+                if name.child_count == 0:  # C++'s `A::f` names a method, and uses A
+                    self.skipped.append(name.start_byte)
+                continue
+            opaque_end = -negative_end
+            self.opaque.append((start, opaque_end))
+            if role == 1:
+                fixed = _fragments(node)
+                if fixed:
+                    self.symbols.literals.append((node.start_point[0] + 1, fixed))
+                    if inner is not None and len(inner.doc) < MAX_WORDS:
+                        inner.doc.update(text_stems(" ".join(fixed)))
+            elif inner is not None:
+                inner.doc.update(text_stems(_text(node)))
+            else:
+                pending.update(text_stems(_text(node)))
+
+    def _definition(self, node: Node, name_node: Node, outer: Definition | None,
+                    pending: set[str]) -> Definition:
+        kind = "class" if node.type in kinds.CLASS_NODES else \
+            "function" if node.type in kinds.FUNCTION_NODES else "constant"
         name = _text(name_node)
-        outer = self.stack[-1] if self.stack else None
         if kind == "function" and outer is not None and outer.kind == "class":
             kind = "method"
         qualname = f"{outer.qualname}.{name}" if outer is not None else name
         found = Definition(name=name, qualname=qualname, kind=kind,
                            start=node.start_point[0] + 1, end=node.end_point[0] + 1,
-                           doc=self.pending_doc | stems_of_identifier(name))
-        self.pending_doc = set()
+                           doc=pending | identifier_stems(name))
         if kind == "class":
             found.bases = _bases(node)
         self.symbols.definitions.append(found)
         return found
 
-    def walk(self, node: Node, depth: int, skip: Node | None = None) -> None:
-        kind = node.type
-        defined: Definition | None = None
-        if kind in CLASS_NODES or kind in FUNCTION_NODES or kind in CONSTANT_NODES:
-            name_node = _name_node(node)
-            if name_node is not None:
-                role = "class" if kind in CLASS_NODES else \
-                    "constant" if kind in CONSTANT_NODES else "function"
-                defined = self.definition(node, name_node, role)
-                skip = name_node
-        elif (constant := _constant(node, depth, self.symbols.language)) is not None:
-            defined = self.definition(node, constant, "constant")
-            skip = constant
-        if defined is not None:
-            self.stack.append(defined)
-        try:
-            self._visit(node, depth, skip)
-        finally:
-            if defined is not None:
-                self.stack.pop()
+    def _owner(self, position: int) -> Definition | None:
+        """The innermost definition around a byte."""
+        index = bisect_right(self.spans, position, key=lambda span: span[0]) - 1
+        while index >= 0 and self.spans[index][1] <= position:
+            index = self.parents[index]
+        return self.spans[index][2] if index >= 0 else None
 
-    def _visit(self, node: Node, depth: int, skip: Node | None) -> None:
-        kind = node.type
-        inner = self.stack[-1] if self.stack else None
-        if kind in STRING_NODES:
-            fixed = _fragments(node)
-            if fixed:
-                self.symbols.literals.append((node.start_point[0] + 1, fixed))
-                if inner is not None and len(inner.doc) < MAX_WORDS:
-                    inner.doc.update(prose_stems(" ".join(fixed)))
-            return
-        if kind in COMMENT_NODES:
-            stems = prose_stems(_text(node))
-            if inner is not None and depth > 1:
-                inner.doc.update(stems)
-            else:
-                self.pending_doc.update(stems)
-            return
-        if kind in CALL_NODES | RAISE_NODES and inner is not None \
-                and len(inner.refs) < MAX_WORDS:
-            called = _called(node)
-            if called:
-                inner.refs.add(called)
-        if node.child_count == 0:
-            if _is_name(node) and node != skip:
-                name = _text(node)
-                references = self.symbols.references
-                references[name] = references.get(name, 0) + 1
-                if inner is not None and len(inner.body) < MAX_WORDS:
-                    inner.body.update(stems_of_identifier(name))
-            return
-        for child in node.children:
-            self.walk(child, depth + 1, skip)
+    def _opaque(self, node: Node) -> bool:
+        """Whether a node is inside a literal or comment (`b"".join(…)` starts with one)."""
+        index = bisect_right(self.opaque, node.start_byte, key=lambda span: span[0]) - 1
+        return index >= 0 and node.end_byte <= self.opaque[index][1]
+
+    def names(self) -> None:
+        nodes = sorted((node for node in self.found.get(kinds.NAME, ())
+                        if node.child_count == 0), key=_by_position)
+        starts = [node.start_byte for node in nodes]
+        texts = [node.text or b"" for node in nodes]
+        owners = [-1] * len(starts)
+        for number, (first, end, _definition) in enumerate(self.spans):
+            low, high = bisect_left(starts, first), bisect_left(starts, end)
+            owners[low:high] = [number] * (high - low)
+        for first, end in self.opaque:
+            low, high = bisect_left(starts, first), bisect_left(starts, end)
+            owners[low:high] = [_SKIPPED] * (high - low)
+        for first in self.skipped:
+            index = bisect_left(starts, first)
+            if index < len(starts) and starts[index] == first:
+                owners[index] = _SKIPPED
+        references = self.symbols.references
+        counted = Counter(text for text, owner in zip(texts, owners, strict=True)
+                          if owner != _SKIPPED)
+        for raw, count in counted.items():
+            name = raw.decode("utf-8", "replace")
+            references[name] = references.get(name, 0) + count
+        used: list[dict[bytes, None]] = [{} for _ in self.spans]
+        for text, owner in zip(texts, owners, strict=True):
+            if owner >= 0:
+                used[owner][text] = None
+        for (_first, _end, definition), names in zip(self.spans, used, strict=True):
+            body = definition.body
+            for raw in names:
+                if len(body) >= MAX_WORDS:
+                    break
+                body.update(identifier_stems(raw.decode("utf-8", "replace")))
+
+    def calls(self) -> None:
+        for node in _in_order(self.found.get(kinds.CALL, [])):
+            if self._opaque(node):
+                continue
+            inner = self._owner(node.start_byte)
+            if inner is not None and len(inner.refs) < MAX_WORDS:
+                called = _called(node)
+                if called:
+                    inner.refs.add(called)
 
 
 def extract(rel: str, source: bytes, language: str) -> FileSymbols:
@@ -265,7 +319,9 @@ def extract(rel: str, source: bytes, language: str) -> FileSymbols:
     tree = parser_for(language).parse(source)
     lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
     symbols = FileSymbols(path=rel, language=language, lines=lines)
-    walker = _Walker(symbols)
-    for child in tree.root_node.children:
-        walker.walk(child, 1)
+    root = tree.root_node
+    reader = _Reader(symbols, QueryCursor(kinds.query_for(language)).captures(root), root)
+    reader.definitions_and_prose()
+    reader.names()
+    reader.calls()
     return symbols
