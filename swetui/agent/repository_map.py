@@ -12,15 +12,18 @@ from typing import Any
 
 from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
+from swetui.engine.symbols.cache import FILE_NAME
 from swetui.engine.symbols.outline import outline
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 
 ITEM_ID = "repo-map"
 TITLE = "Repository map (ranked outline; pin it to send it)"
+MAP_CACHE = FILE_NAME
+"""The cache's name in `.swetui/symbols/`."""
 SAVE_DELAY = 2.0
-"""Seconds between a change and writing the cache: a burst of changes makes one write (a
-10,000-file map takes a fraction of a second to write). A kill before it costs nothing:
-the next start re-reads the files whose size or time differ from the cache's."""
+"""Seconds between a change and writing the cache: a burst of changes makes one write (of
+the changed files' rows alone). A kill before it costs nothing: the next start re-reads the
+files whose size or time differ from the cache's."""
 
 
 class RepositoryMap:

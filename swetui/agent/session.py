@@ -34,7 +34,7 @@ from swetui.agent.notes import SessionNotes
 from swetui.agent.plan import Plan
 from swetui.agent.pricing import PriceBook
 from swetui.agent.project_init import InitOutcome, ProjectMemoryWriter
-from swetui.agent.repository_map import RepositoryMap
+from swetui.agent.repository_map import MAP_CACHE, RepositoryMap
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.spending import SpendingCap
 from swetui.agent.stats import SessionStats, session_stats
@@ -100,7 +100,7 @@ class AgentSession:
         self.background = BackgroundTasks()
         self.repo_map = RepositoryMap(
             self.root, self.engine, exclude=is_secret_file, enabled=self.settings.symbol_map,
-            cache_path=workspace.paths.dir / "symbols" / "map.json"
+            cache_path=workspace.paths.dir / "symbols" / MAP_CACHE
             if workspace.store.persistent else None)
         self.prices = PriceBook(self.env, self.settings.prices)
         self.spending = SpendingCap(self.settings.spending_cap)

@@ -70,7 +70,7 @@ async def test_the_map_is_cached_under_swetui_and_unchanged_files_are_not_parsed
     session.start()
     await eventually(lambda: session.repo_map.map.ready.is_set(), "the map was built")
     await session.aclose()
-    cache = root / ".swetui" / "symbols" / "map.json"
+    cache = root / ".swetui" / "symbols" / "map.sqlite"
     assert cache.exists() and oct(cache.stat().st_mode & 0o777) == "0o600"
     # Same size and time, other text: only a cached entry can still name `settle_balance`.
     path = root / "src" / "ledger.py"
@@ -125,11 +125,11 @@ async def test_with_the_map_switched_off_nothing_is_built_and_retrieval_greps(wo
 def test_a_key_in_a_source_literal_never_reaches_the_map_on_disk(workspace, planted_secrets):
     key = next(iter(planted_secrets.values()))
     (workspace / "src" / "settings.py").write_text(f'API_KEY = "{key}"\nNAME = "demo app"\n')
-    cache = workspace / ".swetui" / "symbols" / "map.json"
+    cache = workspace / ".swetui" / "symbols" / "map.sqlite"
     symbols = SymbolMap(workspace, cache_path=cache)
     symbols.build()
-    text = cache.read_text()
-    assert key not in text and "demo app" in text
+    text = cache.read_bytes()
+    assert key.encode() not in text and b"demo app" in text
 
 
 async def test_a_change_made_while_the_map_builds_is_in_the_map_when_it_ends(workspace):
@@ -164,11 +164,11 @@ async def test_the_cache_follows_the_watcher_with_one_write_per_burst(workspace)
     session = open_session(root)
     session.start()
     await eventually(lambda: session.repo_map.map.ready.is_set(), "the map was built")
-    cache = root / ".swetui" / "symbols" / "map.json"
+    cache = root / ".swetui" / "symbols" / "map.sqlite"
     for n in range(3):
         (root / "src" / f"extra{n}.py").write_text(f"def extra_function_{n}():\n    pass\n")
         await session.repo_map.changed([f"src/extra{n}.py"])
         assert f"extra_function_{n}" in session.repo_map.map.index().by_name  # at once
-    await eventually(lambda: "extra_function_2" in cache.read_text(), "the cache was written")
-    assert all(f"extra_function_{n}" in cache.read_text() for n in range(3))
+    await eventually(lambda: b"extra_function_2" in cache.read_bytes(), "the cache was written")
+    assert all(f"extra_function_{n}".encode() in cache.read_bytes() for n in range(3))
     await session.aclose()

@@ -150,7 +150,7 @@ async def test_kill_mid_write(workspace: Path, point: str, steps: str, applied: 
 def test_kill_while_retrieving_before_the_model_is_asked(workspace: Path) -> None:
     # The symbol map is on, built from its cache (as on any later start): its build then
     # parses nothing, so the only open of app.py is the turn's retrieval reading it.
-    SymbolMap(workspace, cache_path=workspace / ".swetui" / "symbols" / "map.json").build()
+    SymbolMap(workspace, cache_path=workspace / ".swetui" / "symbols" / "map.sqlite").build()
     killed = subprocess.run(
         [sys.executable, "-m", "tests.faults.kill_at", "open:app.py", "--", "run",
          'replace "hello" with "howdy" in src/app.py', "--yes", "--model", "offline"],
@@ -164,7 +164,7 @@ def test_kill_while_retrieving_before_the_model_is_asked(workspace: Path) -> Non
     assert (workspace / "src" / "app.py").read_text() == OLD
 
 
-@pytest.mark.parametrize("step", ["open:app.py", "os.rename:.map.json."],
+@pytest.mark.parametrize("step", ["open:app.py", "swetui.symbols.cache.commit:map.sqlite"],
                          ids=["parsing-a-file", "cache-written-not-renamed"])
 def test_kill_while_the_symbol_map_builds(workspace: Path, step: str) -> None:
     # The request names no file: the first open of app.py is the map's build parsing it.
@@ -179,8 +179,8 @@ def test_kill_while_the_symbol_map_builds(workspace: Path, step: str) -> None:
                            capture_output=True, text=True, timeout=WAIT)
     assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
     assert "src/app.py:1-2" in again.stdout + again.stderr  # the map found greet's span
-    assert [p.name for p in symbols.iterdir()] == ["map.json"]  # no torn write left over
-    restarted = SymbolMap(workspace, cache_path=symbols / "map.json")
+    assert [p.name for p in symbols.iterdir()] == ["map.sqlite"]  # no torn write left over
+    restarted = SymbolMap(workspace, cache_path=symbols / "map.sqlite")
     restarted.build()
     assert "greet" in restarted.index().by_name
 

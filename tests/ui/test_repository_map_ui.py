@@ -1,7 +1,10 @@
 """The symbol map never delays the first frame: the screen is up and usable while the map is
-still being built, and its outline shows up in the inspector when the build ends."""
+still being built (also while the build keeps a thread busy), and its outline shows up in
+the inspector when the build ends."""
 
 from __future__ import annotations
+
+import threading
 
 from swetui.agent.repository_map import ITEM_ID
 from swetui.engine.items import ItemState
@@ -31,3 +34,31 @@ async def test_the_screen_is_up_while_the_map_builds_and_the_outline_arrives_aft
     finally:
         if held.locked():
             held.release()
+
+
+async def test_typing_works_while_the_map_build_keeps_a_thread_busy(make_app) -> None:
+    # The build spins in Python (holding the interpreter whenever it may) until the test has
+    # seen its keystrokes on the screen: a build on the screen's own thread never returns.
+    app = make_app()
+    repo_map = app.session.repo_map
+    repo_map.enabled = True
+    spinning, typed = threading.Event(), threading.Event()
+
+    def busy(rel: str) -> bool:
+        spinning.set()
+        while not typed.is_set():  # set at the end of the test whatever happens
+            pass
+        return False
+
+    repo_map.map.exclude = busy
+    try:
+        async with app.run_test(size=(140, 40)) as pilot:
+            await until(pilot, spinning.is_set, "the build is busy")
+            await pilot.press(*"where is greet")
+            await until(pilot, lambda: app.screen.prompt.input.text == "where is greet",
+                        "the keystrokes reached the prompt")
+            assert not repo_map.map.ready.is_set()  # while the build was still running
+            typed.set()
+            await until(pilot, repo_map.map.ready.is_set, "the build ended")
+    finally:
+        typed.set()

@@ -1,53 +1,123 @@
-"""The symbol map on disk (`.swetui/symbols/map.json`): each file's symbols with the size and
-modification time they were read at, so a restart re-parses only what changed. Known secret
-values in string literals (a key pasted into a source file) are redacted before writing."""
+"""The symbol map on disk (`.swetui/symbols/map.sqlite`): one row per file, with the size and
+modification time it was read at, so a restart re-parses only what changed and a change
+rewrites only its own row. Each row's symbols are a small JSON document whose strings are
+stored once and referred to by number.
+
+The file lives in the workspace, so it is read as untrusted input: a damaged, foreign or
+older file is deleted and the map rebuilt, a damaged row re-parses its file, nothing in it
+is ever executed (no pickle; SQLite with `trusted_schema` off and the schema checked).
+Known secret values in string literals are redacted before writing."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
+import sqlite3
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from swetui.engine.symbols.extract import Definition, FileSymbols
-from swetui.paths import write_private
+from swetui.paths import FILE_MODE, private_dir
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
-FORMAT = 3
-"""Bumped when what is stored changes; an older file is ignored and rebuilt."""
+FORMAT = 4
+"""Bumped when what is stored changes; a file of another format is deleted and rebuilt."""
+MAX_ROW_BYTES = 8_000_000
+"""A row larger than any real file's symbols is not read (its file is parsed again)."""
+FILE_NAME = "map.sqlite"
+"""The cache's name in `.swetui/symbols/`."""
+OLDER = ("map.json",)
+"""Caches of earlier formats, deleted when found."""
 
 Stamp = tuple[int, int]
 """(size, mtime_ns) of a file when it was parsed."""
+Entry = tuple[FileSymbols, Stamp]
+
+SCHEMA = ("CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
+          "mtime INTEGER NOT NULL, language TEXT NOT NULL, lines INTEGER NOT NULL, "
+          "data BLOB NOT NULL)")
 
 
-def _definition(d: Definition) -> list[Any]:
-    return [d.name, d.qualname, d.kind, d.start, d.end, sorted(d.doc), sorted(d.body),
-            sorted(d.refs), d.bases]
+class CacheUnusable(Exception):
+    """The cache file cannot be used as it is (damaged, foreign or of another format)."""
 
 
-def _file(symbols: FileSymbols, stamp: Stamp) -> dict[str, Any]:
-    return {"stamp": list(stamp), "language": symbols.language, "lines": symbols.lines,
-            "definitions": [_definition(d) for d in symbols.definitions],
-            "references": symbols.references,
-            "literals": [[line, [redact(part) for part in parts]]
-                         for line, parts in symbols.literals]}
+def encode(symbols: FileSymbols) -> bytes:
+    """One file's symbols as a compact JSON document: [strings, definitions, references,
+    literals], every string stored once and referred to by its number."""
+    literals = [(line, [redact(part) for part in parts]) for line, parts in symbols.literals]
+    strings: dict[str, None] = dict.fromkeys(symbols.references)
+    for d in symbols.definitions:
+        strings.update(dict.fromkeys((d.name, d.qualname, d.kind, *d.bases)))
+        strings.update(dict.fromkeys(d.doc))
+        strings.update(dict.fromkeys(d.body))
+        strings.update(dict.fromkeys(d.refs))
+    for _line, parts in literals:
+        strings.update(dict.fromkeys(parts))
+    number = {text: n for n, text in enumerate(strings)}.__getitem__
+    definitions = [[number(d.name), number(d.qualname), number(d.kind), d.start, d.end,
+                    list(map(number, d.doc)), list(map(number, d.body)),
+                    list(map(number, d.refs)), list(map(number, d.bases))]
+                   for d in symbols.definitions]
+    references = [list(map(number, symbols.references)), list(symbols.references.values())]
+    return json.dumps([list(strings), definitions, references,
+                       [[line, list(map(number, parts))] for line, parts in literals]],
+                      separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def save(path: Path, files: dict[str, tuple[FileSymbols, Stamp]]) -> None:
-    """Write the map atomically (0600, in swetui's private folder)."""
-    data = {"format": FORMAT,
-            "files": {rel: _file(symbols, stamp) for rel, (symbols, stamp) in files.items()}}
-    write_private(path, json.dumps(data, separators=(",", ":")).encode("utf-8"),
-                  durable=False)
+def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
+    """The symbols `encode` wrote; raises ValueError, TypeError, IndexError or KeyError on
+    anything else (strings are shared with every other file's through `sys.intern`)."""
+    strings, definitions, references, literals = json.loads(data)
+    table = list(map(sys.intern, strings))
+    text = table.__getitem__
+    found = [Definition(name=text(n), qualname=text(q), kind=text(k), start=int(s), end=int(e),
+                        doc=set(map(text, doc)), body=set(map(text, body)),
+                        refs=set(map(text, refs)), bases=list(map(text, bases)))
+             for n, q, k, s, e, doc, body, refs, bases in definitions]
+    names, counts = references
+    if len(names) != len(counts):
+        raise ValueError("references and counts differ in length")
+    return FileSymbols(path=rel, language=language, lines=int(lines), definitions=found,
+                       references=dict(zip(map(text, names), map(int, counts), strict=True)),
+                       literals=[(int(line), list(map(text, parts)))
+                                 for line, parts in literals])
 
 
-def remove_leftovers(path: Path) -> None:
-    """Remove the temp files of writes a kill interrupted (`.map.json.<random>.tmp`): the
-    map is written whole through one, and each kill during a write would leave one more."""
+def _connect(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, timeout=5, isolation_level=None)
+    connection.execute("PRAGMA trusted_schema = OFF")  # nothing in the file runs SQL functions
+    return connection
+
+
+def _check(connection: sqlite3.Connection) -> None:
+    """Raise CacheUnusable unless the file holds exactly swetui's table of this format."""
+    (version,) = connection.execute("PRAGMA user_version").fetchone()
+    schema = connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+    if version != FORMAT or [row for row in schema if row[0] != "index"] != \
+            [("table", "files", SCHEMA)]:
+        raise CacheUnusable(f"format {version}, not {FORMAT}, or a schema swetui did not write")
+
+
+def remove(path: Path, why: str) -> None:
+    """Delete an unusable cache (and SQLite's journal of it), saying why in the log."""
+    log.warning("symbol map cache %s %s; rebuilding the map", path, why)
+    for stale in (path, path.with_name(path.name + "-journal")):
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
+
+
+def remove_older(folder: Path) -> None:
+    """Delete caches of earlier formats, and the temp files their writes left behind."""
     try:
-        leftovers = list(path.parent.glob(f".{path.name}.*.tmp"))
+        leftovers = [p for p in folder.iterdir()
+                     if p.name in OLDER or any(p.name.startswith(f".{name}.") for name in OLDER)]
     except OSError:
         return
     for leftover in leftovers:
@@ -57,32 +127,67 @@ def remove_leftovers(path: Path) -> None:
             log.warning("could not remove %s: %s", leftover, exc)
 
 
-def load(path: Path) -> dict[str, tuple[FileSymbols, Stamp]]:
-    """The stored map, or nothing when it is missing, of another format or unreadable."""
+def load(path: Path) -> dict[str, Entry]:
+    """Every stored file's symbols and stamp. A missing file gives nothing; a damaged,
+    foreign or older one is deleted (the map is then built from scratch); a damaged row is
+    left out (its file is parsed again)."""
+    remove_older(path.parent)
+    if not path.is_file():
+        return {}
+    files: dict[str, Entry] = {}
     try:
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        log.warning("symbol map cache %s unreadable (%s); rebuilding", path, exc)
-        return {}
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        return {}
-    files: dict[str, tuple[FileSymbols, Stamp]] = {}
-    try:
-        for rel, entry in data["files"].items():
-            symbols = FileSymbols(
-                path=rel, language=entry["language"], lines=entry["lines"],
-                definitions=[Definition(name=n, qualname=q, kind=k, start=s, end=e,
-                                        doc=set(doc), body=set(body), refs=set(refs),
-                                        bases=list(bases))
-                             for n, q, k, s, e, doc, body, refs, bases
-                             in entry["definitions"]],
-                references=dict(entry["references"]),
-                literals=[(line, list(parts)) for line, parts in entry["literals"]])
-            size, mtime = entry["stamp"]
-            files[rel] = (symbols, (int(size), int(mtime)))
-    except (KeyError, TypeError, ValueError) as exc:
-        log.warning("symbol map cache %s malformed (%s); rebuilding", path, exc)
+        with contextlib.closing(_connect(path)) as connection:
+            _check(connection)
+            rows = connection.execute(
+                "SELECT path, size, mtime, language, lines, data FROM files "
+                "WHERE length(data) <= ?", (MAX_ROW_BYTES,))
+            for rel, size, mtime, language, lines, data in rows:
+                try:
+                    symbols = decode(rel, language, lines, data)
+                    files[rel] = (symbols, (int(size), int(mtime)))
+                except (ValueError, TypeError, IndexError, KeyError, RecursionError):
+                    log.warning("symbol map cache: the entry of %r is damaged", rel)
+    except (sqlite3.Error, CacheUnusable) as exc:
+        remove(path, f"unusable ({exc})")
         return {}
     return files
+
+
+def _create(path: Path) -> None:
+    private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    os.close(fd)
+    with contextlib.closing(_connect(path)) as connection:
+        if connection.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,):
+            connection.execute("BEGIN")
+            connection.execute(SCHEMA)
+            connection.execute(f"PRAGMA user_version = {FORMAT}")
+            connection.execute("COMMIT")
+
+
+def save(path: Path, files: dict[str, Entry], changed: Iterable[str]) -> None:
+    """Write the rows of the `changed` paths (those missing from `files` are deleted), in
+    one transaction: a kill leaves the rows as they were before it."""
+    if not path.is_file():
+        _create(path)
+    rows: list[tuple[Any, ...]] = []
+    gone: list[tuple[str]] = []
+    for rel in changed:
+        entry = files.get(rel)
+        if entry is None:
+            gone.append((rel,))
+            continue
+        symbols, (size, mtime) = entry
+        rows.append((rel, size, mtime, symbols.language, symbols.lines, encode(symbols)))
+    with contextlib.closing(_connect(path)) as connection:
+        _check(connection)
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            connection.executemany("DELETE FROM files WHERE path = ?", gone)
+            connection.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                                   rows)
+            sys.audit("swetui.symbols.cache.commit", str(path))  # a test kills here
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise

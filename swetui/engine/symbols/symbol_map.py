@@ -7,15 +7,18 @@ from __future__ import annotations
 import logging
 import math
 import os
+import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from swetui.engine.symbols import cache
-from swetui.engine.symbols.cache import Stamp
+from swetui.engine.symbols.cache import CacheUnusable, Stamp
 from swetui.engine.symbols.extract import Definition, FileSymbols, extract
+from swetui.engine.symbols.gc_pause import gc_paused
 from swetui.engine.symbols.languages import language_of
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 from swetui.files import looks_binary, read_regular
@@ -68,6 +71,8 @@ class SymbolMap:
         self.generation = 0
         self._lock = threading.Lock()
         self._index: tuple[int, SymbolIndex] | None = None
+        self._unsaved: set[str] = set()
+        """Paths whose entry changed (or went) since the cache was last written."""
 
     # -- building --------------------------------------------------------------------------
 
@@ -76,21 +81,26 @@ class SymbolMap:
         thread. `ready` is set when done, also after a failure (the map is then empty)."""
         started = time.perf_counter()
         try:
-            stored: dict[str, tuple[FileSymbols, Stamp]] = {}
-            if self.cache_path is not None:
-                cache.remove_leftovers(self.cache_path)
-                stored = cache.load(self.cache_path)
             rels, cut = walk(self.root, self.ignore, self.max_files)
             if cut:
                 self.notes.append(f"the symbol map covers the first {self.max_files:,} files")
+            stored: dict[str, tuple[FileSymbols, Stamp]] = {}
             files: dict[str, tuple[FileSymbols, Stamp]] = {}
-            for rel in rels:
-                parsed = self._parse(rel, stored.get(rel))
-                if parsed is not None:
-                    files[rel] = parsed
+            with gc_paused():
+                if self.cache_path is not None:
+                    stored = cache.load(self.cache_path)
+                for rel in rels:
+                    known = stored.get(rel)
+                    parsed = self._parse(rel, known)
+                    if parsed is not None:
+                        files[rel] = parsed
+                        if parsed is not known:
+                            time.sleep(0)  # let the screen's thread in between two files
+            changed = {rel for rel, entry in files.items() if stored.get(rel) is not entry}
             with self._lock:
                 self.files = files
                 self.generation += 1
+                self._unsaved |= changed | (stored.keys() - files.keys())
             self.save()
         except Exception:  # a broken map must never break a session: retrieval greps instead
             log.exception("building the symbol map failed")
@@ -117,6 +127,7 @@ class SymbolMap:
                         self.files.pop(rel, None)
                     else:
                         self.files[rel] = parsed
+                    self._unsaved.add(rel)
         if changes:
             with self._lock:
                 current = self._index
@@ -149,15 +160,26 @@ class SymbolMap:
             return None
 
     def save(self) -> None:
-        """Write the map to its cache on disk (atomically: a kill leaves the old file)."""
+        """Write the entries that changed since the last write to the cache on disk (one
+        transaction: a kill leaves the cache as it was). A cache that turned unusable is
+        written anew, whole."""
         if self.cache_path is None:
             return
         with self._lock:
-            files = dict(self.files)
+            unsaved, self._unsaved = self._unsaved, set()
+            files = {rel: self.files[rel] for rel in unsaved if rel in self.files}
         try:
-            cache.save(self.cache_path, files)
-        except OSError as exc:
+            try:
+                cache.save(self.cache_path, files, unsaved)
+            except (CacheUnusable, sqlite3.DatabaseError) as exc:
+                cache.remove(self.cache_path, f"unusable ({exc})")
+                with self._lock:
+                    files = dict(self.files)
+                cache.save(self.cache_path, files, files)
+        except (OSError, sqlite3.Error, CacheUnusable) as exc:
             log.warning("could not save the symbol map: %s", exc)
+            with self._lock:
+                self._unsaved |= unsaved  # tried again at the next write
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -167,17 +189,31 @@ class SymbolMap:
             if self._index is not None and self._index[0] == self.generation:
                 return self._index[1]
             generation, files = self.generation, dict(self.files)
-        built = build_index(files)
+        with gc_paused():
+            built = build_index(files)
         with self._lock:
             self._index = (generation, built)
         return built
 
 
 def build_index(files: dict[str, tuple[FileSymbols, Stamp]]) -> SymbolIndex:
+    """The look-up tables of `files`, counted in bulk (`patched` keeps them current)."""
     index = SymbolIndex()
+    by_name, by_file, referenced = index.by_name, index.by_file, index.referenced
+    frequency: Counter[str] = Counter()
     for rel, (symbols, _stamp) in files.items():
-        index.by_file[rel] = symbols
-        _add_file(index, rel, symbols, shared=False)
+        by_file[rel] = symbols
+        for definition in symbols.definitions:
+            entries = by_name.get(definition.name)
+            if entries is None:
+                by_name[definition.name] = [(rel, definition)]
+            else:
+                entries.append((rel, definition))
+            frequency.update(definition.doc | definition.body)
+        index.definitions += len(symbols.definitions)
+        for name, count in symbols.references.items():
+            referenced[name] = referenced.get(name, 0) + count
+    index.document_frequency = dict(frequency)
     index.file_rank = _rank_files(index)
     return index
 
@@ -248,26 +284,33 @@ def _rank_files(index: SymbolIndex, rounds: int = 20, damping: float = 0.85) -> 
     files = list(index.by_file)
     if not files:
         return {}
-    edges: dict[str, dict[str, float]] = {}
+    definers: dict[str, frozenset[str]] = {}
+    for name, defined in index.by_name.items():
+        if len(defined) <= 20:  # `__init__`, `get`: names defined everywhere say nothing
+            definers[name] = frozenset(where for where, _ in defined)
+    edges: list[tuple[str, list[tuple[str, float]], float]] = []
     for rel, symbols in index.by_file.items():
         out: dict[str, float] = {}
         for name, count in symbols.references.items():
-            defined = index.by_name.get(name)
-            if not defined or len(defined) > 20:
-                continue  # `__init__`, `get`: names defined everywhere say nothing
-            targets = {where for where, _ in defined if where != rel}
+            targets = definers.get(name)
+            if targets is None:
+                continue
+            if rel in targets:
+                targets = targets - {rel}
+                if not targets:
+                    continue
+            weight = math.sqrt(count) / len(targets)
             for target in targets:
-                out[target] = out.get(target, 0.0) + math.sqrt(count) / len(targets)
-        edges[rel] = out
+                out[target] = out.get(target, 0.0) + weight
+        total = sum(out.values())
+        if total:
+            edges.append((rel, list(out.items()), total))
     rank = dict.fromkeys(files, 1.0 / len(files))
     for _ in range(rounds):
         new = dict.fromkeys(files, (1.0 - damping) / len(files))
-        for rel, out in edges.items():
-            total = sum(out.values())
-            if not total:
-                continue
+        for rel, out_edges, total in edges:
             share = damping * rank[rel] / total
-            for target, weight in out.items():
+            for target, weight in out_edges:
                 new[target] += share * weight
         rank = new
     return rank
