@@ -252,3 +252,14 @@ def test_an_instance_named_after_its_class_resolves_to_the_classs_member(
     assert "Response.is_redirect, named in the request" in span.content.splitlines()[0]
     assert "def is_redirect(self):" in span.content and "class URLPattern" not in span.content
 
+
+
+@pytest.mark.parametrize(("written", "coded"), [("built", "build"), ("kept", "keep"),
+                                                ("sent", "send"), ("chosen", "choose")])
+def test_irregular_past_forms_meet_their_verb(written: str, coded: str) -> None:
+    assert stem(written) == stem(coded)
+
+
+def test_auth_stands_for_authorization_as_well_as_authentication() -> None:
+    assert set(prose_stems("Authorization")) <= stems_of_identifier("_build_auth_header")
+    assert set(prose_stems("authentication")) <= stems_of_identifier("_build_auth_header")

@@ -26,7 +26,7 @@ from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
-FORMAT = 4
+FORMAT = 5
 """Bumped when what is stored changes; a file of another format is deleted and rebuilt."""
 MAX_ROW_BYTES = 8_000_000
 """A row larger than any real file's symbols is not read (its file is parsed again)."""

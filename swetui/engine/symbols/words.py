@@ -26,7 +26,7 @@ about after before than only via per here out up down over under between through
 ABBREVIATIONS = {
     "env": "environment", "var": "variable", "vars": "variables", "cfg": "config",
     "conf": "config", "msg": "message", "req": "request", "resp": "response",
-    "auth": "authentication", "dir": "directory", "err": "error", "exc": "exception",
+    "auth": "authentication authorization", "dir": "directory", "err": "error", "exc": "exception",
     "param": "parameter", "params": "parameters", "arg": "argument", "args": "arguments",
     "opt": "option", "opts": "options", "cmd": "command", "ctx": "context", "str": "string",
     "num": "number", "len": "length", "idx": "index", "buf": "buffer", "conn": "connection",
@@ -37,6 +37,23 @@ ABBREVIATIONS = {
 """Short forms in identifiers and the words a person writes for them."""
 
 
+IRREGULAR = {
+    form: base for base, forms in (
+        ("build", "built"), ("keep", "kept"), ("send", "sent"), ("make", "made"),
+        ("write", "written wrote"), ("get", "got gotten"), ("choose", "chosen chose"),
+        ("throw", "thrown threw"), ("run", "ran"), ("begin", "began begun"),
+        ("break", "broke broken"), ("bring", "brought"), ("catch", "caught"),
+        ("draw", "drawn drew"), ("feed", "fed"), ("give", "given gave"), ("go", "gone went"),
+        ("hold", "held"), ("hide", "hidden hid"), ("know", "known knew"), ("lose", "lost"),
+        ("mean", "meant"), ("pay", "paid"), ("say", "said"), ("see", "seen"),
+        ("seek", "sought"), ("sell", "sold"), ("show", "shown"), ("speak", "spoken spoke"),
+        ("spend", "spent"), ("stand", "stood"), ("take", "taken took"), ("teach", "taught"),
+        ("tell", "told"), ("think", "thought"), ("understand", "understood"),
+        ("wake", "woken woke"), ("win", "won"), ("rise", "risen rose"),
+        ("freeze", "frozen froze"), ("forget", "forgotten forgot"), ("fall", "fallen fell"),
+    ) for form in forms.split()}
+"""Irregular past forms a stemmer leaves alone (`built`), with their verb (`build`); only
+forms that are not also common nouns or adjectives (not `left`, `bound`, `found`)."""
 _ENGLISH = snowballstemmer.stemmer("english")
 _BRITISH = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
 """British -ise spellings (`serialised`), spelt as the code mostly does (`serialize`)."""
@@ -46,7 +63,8 @@ _BRITISH = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
 def stem(word: str) -> str:
     """The Snowball (Porter 2) English stem of a word, British -ise spelt -ize first:
     `redirects`, `redirected` → redirect; `wrapped` → wrap; `serialised` → serial."""
-    word = _BRITISH.sub(r"iz\1", word.lower())
+    word = word.lower()
+    word = IRREGULAR.get(word) or _BRITISH.sub(r"iz\1", word)
     return str(_ENGLISH.stemWord(word))
 
 
@@ -60,12 +78,13 @@ def _expand(part: str) -> list[str]:
     """A subword with the words its short forms stand for (`envvar` → env, var, envvar)."""
     found = [part]
     if part in ABBREVIATIONS:
-        found.append(ABBREVIATIONS[part])
+        found += ABBREVIATIONS[part].split()
     else:
         for cut in range(2, len(part) - 1):
             head, tail = part[:cut], part[cut:]
             if head in ABBREVIATIONS and tail in ABBREVIATIONS:
-                found += [head, ABBREVIATIONS[head], tail, ABBREVIATIONS[tail]]
+                found += [head, *ABBREVIATIONS[head].split(), tail,
+                          *ABBREVIATIONS[tail].split()]
                 break
     return found
 
