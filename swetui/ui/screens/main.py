@@ -37,6 +37,7 @@ from swetui.ui.mentions import add_mentioned_paths
 from swetui.ui.screens.approval_lines import action_id_of, decision_line
 from swetui.ui.screens.layout import size_classes, too_small_hint
 from swetui.ui.screens.modals import open_modal
+from swetui.ui.screens.pane_focus import route_to_prompt, show_side, within
 from swetui.ui.screens.spending_question import ask_on
 from swetui.ui.screens.trust_review import review_workspace_trust
 from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
@@ -209,16 +210,12 @@ class WorkspaceScreen(Screen[None]):
             self._show_side(side[0] if side else None)
 
     def _show_side(self, pane: Widget | None) -> None:
-        """One column at a time on a narrow terminal: `pane` of the right column, or (None)
-        the transcript. (Wide, both show; the classes only matter under `-single`.)"""
-        self.query_one("#body").set_class(pane is not None, "-side")
-        if pane is not None:
-            for other in (self.gauge, self.inspector, self.approvals):
-                other.set_class(other is not pane, "-offstage")
+        show_side(self.query_one("#body"), (self.gauge, self.inspector, self.approvals), pane)
 
-    @staticmethod
-    def _within(widget: Widget, ancestor: Widget) -> bool:
-        return any(node is ancestor for node in widget.ancestors_with_self)
+    _within = staticmethod(within)
+
+    def on_key(self, event: events.Key) -> None:
+        route_to_prompt(self, self.prompt.input, event)
 
     # -- the prompt --------------------------------------------------------------------------
 
