@@ -25,6 +25,9 @@ class LaunchOptions:
     yes: bool = False
     watch: bool = True
     """Watch the workspace for file changes (tests turn it off)."""
+    origin: str | None = None
+    """Where a new session starts: "screen" (the full-screen app) or "run" (headless). The
+    screen's --continue prefers sessions started on screen."""
 
 
 def settings_for(options: LaunchOptions) -> tuple[Path, Settings]:

@@ -72,8 +72,10 @@ def test_session_log_and_event_log_are_written(workspace):
     sessions = list((workspace / ".swetui" / "sessions").glob("*.jsonl"))
     logs = list((workspace / ".swetui" / "logs").glob("*.log"))
     assert len(sessions) == 1 and len(logs) == 1
-    types = [json.loads(line)["type"] for line in sessions[0].read_text().splitlines()]
-    assert types[0] == "turn_started" and "model_call" in types and "turn_finished" in types
+    lines = [json.loads(line) for line in sessions[0].read_text().splitlines()]
+    types = [line["type"] for line in lines]
+    assert lines[0] | {"origin": "run"} == lines[0] and types[0] == "session_origin"
+    assert types[1] == "turn_started" and "model_call" in types and "turn_finished" in types
     events = [json.loads(line)["event"] for line in logs[0].read_text().splitlines()]
     assert "TurnStarted" in events and "ModelCallFinished" in events
     assert "ToolFinished" in events or "ToolCallFinished" in events

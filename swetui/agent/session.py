@@ -134,7 +134,8 @@ class AgentSession:
         if provider is None:
             provider = provider_for(model, env, settings)
         workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
-                                   resume=options.resume, continue_last=options.continue_last)
+                                   resume=options.resume, continue_last=options.continue_last,
+                                   origin=options.origin)
         workspace.notices.extend(workspace_notices(root))
         if STORE.notice:
             workspace.notices.append(STORE.notice)

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TextIO
 
 from pydantic import BaseModel
@@ -246,6 +247,7 @@ def run_once(options: LaunchOptions, prompt: str, out: TextIO | None = None) -> 
         print("swetui: the prompt is empty", file=sys.stderr)
         return EXIT_USAGE
     try:
+        options = replace(options, origin="run")
         return run_interruptibly(_run(options, prompt, out or sys.stdout),
                                  notice="swetui: interrupting… (ctrl+c again quits at once)")
     except asyncio.CancelledError:  # interrupted before the turn began

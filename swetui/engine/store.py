@@ -24,6 +24,9 @@ from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
+ORIGIN_EVENT = "session_origin"
+"""A new session's first event: where it started ("screen" or "run")."""
+
 RecordEvent = Callable[[str, dict[str, Any]], None]
 """Appends one event (its type and data) to the session log."""
 
@@ -59,7 +62,10 @@ class SessionStore:
     """Appends events to `<sessions>/<id>.jsonl`; with no directory it keeps them in memory
     (a read-only workspace still works, it just cannot persist)."""
 
-    def __init__(self, directory: Path | None, session_id: str | None = None) -> None:
+    def __init__(self, directory: Path | None, session_id: str | None = None, *,
+                 origin: str | None = None) -> None:
+        self.origin = None if session_id else origin
+        """Where a new session started ("screen", "run"): its log's first line says so."""
         self.session_id = session_id or new_session_id()
         self.directory = directory
         self.path = directory / f"{self.session_id}.jsonl" if directory else None
@@ -88,6 +94,9 @@ class SessionStore:
     def append(self, event_type: str, data: dict[str, Any], *,
                commit: bool = True) -> dict[str, Any]:
         """Record an event; `commit` makes it durable (fsync) before returning."""
+        if self.origin is not None:
+            origin, self.origin = self.origin, None
+            self.append(ORIGIN_EVENT, {"origin": origin}, commit=False)
         self._seq += 1
         event = {"seq": self._seq, "ts": round(time.time(), 3), "type": event_type, **data}
         self.events.append(event)
@@ -221,6 +230,20 @@ def session_files(directory: Path) -> list[Path]:
         return []
     return [path for _, path in sorted(found, key=lambda pair: (pair[0], pair[1].name),
                                        reverse=True)]
+
+
+def session_origin(path: Path) -> str | None:
+    """Where the session in `path` started, from its first line; None when it does not say
+    (a log from before origins were recorded, or one that cannot be read)."""
+    try:
+        first = read_regular(path, 4096)[0].split(b"\n", 1)[0]
+        event = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    if isinstance(event, dict) and event.get("type") == ORIGIN_EVENT:
+        origin = event.get("origin")
+        return origin if isinstance(origin, str) else None
+    return None
 
 
 def list_sessions(directory: Path) -> list[SessionInfo]:

@@ -19,7 +19,13 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.item_records import item_from_record, item_record
 from swetui.engine.items import ItemKind
 from swetui.engine.sources import memory_items, system_items
-from swetui.engine.store import SessionLog, SessionStore, load_session, session_files
+from swetui.engine.store import (
+    SessionLog,
+    SessionStore,
+    load_session,
+    session_files,
+    session_origin,
+)
 from swetui.engine.tokens import TokenCounter
 from swetui.engine.watcher import changed_while_closed
 from swetui.messages import ToolSchema
@@ -84,7 +90,7 @@ class Workspace:
 def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema], *,
                    model: str = "", resume: str | None = None, continue_last: bool = False,
                    persist: bool = True, bus: EventBus | None = None,
-                   counter: TokenCounter | None = None) -> Workspace:
+                   counter: TokenCounter | None = None, origin: str | None = None) -> Workspace:
     """Open `path`: load sources, replay a resumed session, bind the log for new events."""
     root = check_workspace(path)
     paths = WorkspacePaths(root)
@@ -103,9 +109,9 @@ def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema]
 
     loaded: SessionLog | None = None
     if resume or continue_last:
-        loaded = _find_session(paths, resume, continue_last, notices)
+        loaded = _find_session(paths, resume, continue_last, notices, origin)
     store = SessionStore(paths.sessions if writable else None,
-                         loaded.session_id if loaded else None)
+                         loaded.session_id if loaded else None, origin=origin)
     replayed: list[dict[str, Any]] = []
     if loaded is not None:
         notices.extend(loaded.warnings)
@@ -122,14 +128,15 @@ def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema]
 
 
 def _find_session(paths: WorkspacePaths, resume: str | None, continue_last: bool,
-                  notices: list[str]) -> SessionLog | None:
+                  notices: list[str], origin: str | None) -> SessionLog | None:
     if resume:
         candidate = paths.sessions / f"{resume}.jsonl"
         if "/" in resume or "\\" in resume or resume.startswith(".") or not candidate.is_file():
             raise WorkspaceError(f"no session {resume!r} in {paths.sessions} "
                                  "(`swetui sessions` lists them)")
         return load_session(candidate, repair=True)
-    newest = next(iter(session_files(paths.sessions)), None)  # no need to read the others
+    files = session_files(paths.sessions)
+    newest = _preferred(files) if origin == "screen" else next(iter(files), None)
     if newest is None:
         notices.append("no earlier session to continue; starting a new one")
         return None
@@ -139,9 +146,18 @@ def _find_session(paths: WorkspacePaths, resume: str | None, continue_last: bool
     # Say which: the newest session may be a headless `swetui run`, not the last screen.
     words = " ".join(first.split())
     about = f": “{words[:40]}{'…' if len(words) > 40 else ''}”" if first else ""
-    notices.append(f"continuing session {loaded.session_id}{about} (the newest; --resume ID "
+    which = "the newest" if newest == files[0] else \
+        f"the newest opened on screen; a newer headless run is {files[0].stem}"
+    notices.append(f"continuing session {loaded.session_id}{about} ({which}; --resume ID "
                    "opens another)")
     return loaded
+
+
+def _preferred(files: list[Path]) -> Path | None:
+    """The screen's --continue: the newest session started on screen (or before origins were
+    recorded), not a newer headless `swetui run`; the newest of any when all are runs."""
+    return next((path for path in files if session_origin(path) != "run"),
+                next(iter(files), None))
 
 
 def _replay(engine: ContextEngine, events: list[dict[str, Any]]) -> None:

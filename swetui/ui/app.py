@@ -172,6 +172,7 @@ def open_errors() -> tuple[type[BaseException], ...]:
 
 def run_workspace(options: LaunchOptions) -> int:
     """`swetui [PATH]`: open the session, run the full-screen app, return the exit code."""
+    options = replace(options, origin="screen")
     try:
         session = AgentSession.open(options)
     except open_errors() as exc:
