@@ -28,9 +28,12 @@ def show_sessions(path: Path) -> int:
     for info in sessions:
         when = datetime.fromtimestamp(info.modified).strftime("%Y-%m-%d %H:%M")
         title = terminal_safe(info.title, newlines=False)
+        if info.origin == "run":
+            title = f"(run) {title}"
         print(f"{terminal_safe(info.session_id)}  {when}  {info.events:>5} events  "
               f"{_cost(info):>9}  {title}")
     print("\nCost: what each session's model calls cost (? : a price unknown to genai-prices "
           "and the config, or calls logged before swetui kept costs).")
-    print("\nReopen one with: swetui --resume ID   (or swetui --continue for the newest)")
+    print("\nReopen one with: swetui --resume ID   (or swetui --continue: the newest started on "
+          "screen; (run) marks a headless swetui run)")
     return 0

@@ -51,6 +51,8 @@ class SessionInfo:
     """What its model calls cost, as recorded with each call (`model_call` → `cost`)."""
     unpriced_calls: int = 0
     """Model calls with no known price (an unknown model, or logged before costs were)."""
+    origin: str | None = None
+    """Where it started ("screen", "run"), when its log says."""
 
 
 def new_session_id() -> str:
@@ -255,8 +257,11 @@ def list_sessions(directory: Path) -> list[SessionInfo]:
         title = next((str(event.get("text", ""))[:60] for event in events
                       if event.get("type") == "turn_started"), "")
         usd, unpriced = _recorded_cost(events)
+        origin = events[0].get("origin") if events and events[0].get("type") == ORIGIN_EVENT \
+            else None
         infos.append(SessionInfo(path.stem, path, path.stat().st_mtime, len(events),
-                                 title or "(no input yet)", usd, unpriced))
+                                 title or "(no input yet)", usd, unpriced,
+                                 origin if isinstance(origin, str) else None))
     return infos
 
 

@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 from swetui.agent.tools.schemas import TOOL_SCHEMAS
+from swetui.commands.sessions import show_sessions
 from swetui.config import Settings
 from swetui.engine.workspace import open_workspace
 
@@ -64,3 +65,11 @@ def test_a_continued_session_keeps_its_origin_line_once(workspace):
     lines = (workspace / ".swetui" / "sessions" / f"{screen}.jsonl").read_text().splitlines()
     assert sum('"session_origin"' in line for line in lines) == 1
     assert '"origin":"screen"' in lines[0]
+
+
+def test_swetui_sessions_marks_headless_runs(workspace, capsys):
+    started(workspace, "screen", "fix the gauge", 1_000)
+    started(workspace, "run", "nightly lint", 2_000)
+    assert show_sessions(workspace) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("(run) nightly lint") and lines[1].endswith("  fix the gauge")
