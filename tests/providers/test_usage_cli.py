@@ -31,4 +31,4 @@ async def test_done_line_shows_cache_reads_and_writes_and_the_cost(
     assert done.endswith("↑49,540 ↓77 tokens (48,000 cached, 1,500 written to cache) · $0.0213")
     assert show_sessions(workspace) == 0
     listing = capsys.readouterr().out.splitlines()[0]
-    assert " $0.0213  hi" in listing
+    assert " $0.0213  (run) hi" in listing
