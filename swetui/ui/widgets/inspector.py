@@ -205,9 +205,11 @@ class ContextInspector(ScrollView, can_focus=True):
         if old != self._cursor:
             self.refresh_line(old)
         self.refresh_line(self._cursor)
-        if scroll and count:
-            self.scroll_to_region(Region(0, self._cursor, 1, 1), animate=False, force=True,
-                                  immediate=True)
+        if scroll and count:  # a layer's first item brings its header into view with it
+            top = self._cursor - isinstance(self.rows.rows[self._cursor - 1], HeaderRow) \
+                if self._cursor else 0
+            self.scroll_to_region(Region(0, top, 1, self._cursor - top + 1), animate=False,
+                                  force=True, immediate=True)
 
     def action_cursor_up(self) -> None:
         self._move(self._cursor - 1)
