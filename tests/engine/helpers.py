@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.payloads import (
@@ -11,6 +13,8 @@ from swetui.engine.payloads import (
     RunningSummaryPayload,
     ToolCallPayload,
 )
+from swetui.engine.retrieval import retrieve
+from swetui.engine.symbols.symbol_map import SymbolMap
 
 
 def role(item: ContextItem) -> str | None:
@@ -50,3 +54,14 @@ def conversation(engine: ContextEngine, turns: int, *, body: str = "some text") 
                                source=Source(path=f"file{turn}.py", tool_call_id=call_id),
                                payload=ToolCallPayload(
                                    name="read_file", arguments={"path": f"file{turn}.py"})))
+
+
+def attached(root: Path, text: str) -> dict[str, str]:
+    """What retrieval attaches for `text` with the workspace's symbol map built: path → the
+    source lines shown."""
+    symbols = SymbolMap(root)
+    symbols.build()
+    result = retrieve(root, text, ContextEngine(), turn=1, symbols=symbols.index())
+    return {item.source.path or item.title: "\n".join(
+        line.split("\t", 1)[1] for line in item.content.splitlines() if "\t" in line)
+        for item in result.items if item.kind is ItemKind.SPAN}

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from swetui.engine.context import ContextEngine
-from swetui.engine.items import ItemKind
 from swetui.engine.retrieval import retrieve
 from swetui.engine.symbols.symbol_map import SymbolMap
+from tests.engine.helpers import attached
 
 EXCEPTIONS = '''\
 class UsageError(Exception):
@@ -123,15 +123,6 @@ def project(tmp_path: Path) -> Path:
         '''))
     return root
 
-
-def attached(root: Path, text: str) -> dict[str, str]:
-    """What retrieval attaches for `text`: path → the source lines shown."""
-    symbols = SymbolMap(root)
-    symbols.build()
-    result = retrieve(root, text, ContextEngine(), turn=1, symbols=symbols.index())
-    return {item.source.path or item.title: "\n".join(
-        line.split("\t", 1)[1] for line in item.content.splitlines() if "\t" in line)
-        for item in result.items if item.kind is ItemKind.SPAN}
 
 
 def test_a_pasted_error_built_in_an_exception_class_brings_where_it_is_raised(

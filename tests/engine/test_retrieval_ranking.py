@@ -15,13 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from swetui.engine.context import ContextEngine
-from swetui.engine.items import ItemKind
 from swetui.engine.retrieval import retrieve
 from swetui.engine.symbols import ranking
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.lookup import named
 from swetui.engine.symbols.symbol_map import SymbolMap
 from swetui.engine.symbols.words import prose_stems, stem, stems_of_identifier
+from tests.engine.helpers import attached
 
 FORMATTING = '''\
 FORCED_WIDTH = None
@@ -79,15 +79,6 @@ def project(tmp_path: Path) -> Path:
         '''))
     return root
 
-
-def attached(root: Path, text: str) -> dict[str, str]:
-    """What retrieval attaches for `text`: path → the source lines shown."""
-    symbols = SymbolMap(root)
-    symbols.build()
-    result = retrieve(root, text, ContextEngine(), turn=1, symbols=symbols.index())
-    return {item.source.path or item.title: "\n".join(
-        line.split("\t", 1)[1] for line in item.content.splitlines() if "\t" in line)
-        for item in result.items if item.kind is ItemKind.SPAN}
 
 
 @pytest.mark.parametrize(("written", "coded"), [
