@@ -15,10 +15,10 @@ from swetui.engine.compaction.plan import (
     CompactionPlan,
     Fold,
     folded_changes,
-    paused_gc,
 )
 from swetui.engine.context import ContextEngine, Priced, UnknownItem
 from swetui.engine.events import CompactionFinished, CompactionStarted, CompactionUndone
+from swetui.engine.gc_pause import gc_paused
 from swetui.engine.items import ContextItem, ItemState
 
 
@@ -78,7 +78,7 @@ def apply(engine: ContextEngine, plan: CompactionPlan,
     before = engine.budget().total
     engine.bus.publish(CompactionStarted(compaction_id=plan.compaction_id, trigger=trigger,
                                          items=len(plan.folds), tokens_before=before))
-    with paused_gc(), engine.batch("compacted"):
+    with gc_paused(), engine.batch("compacted"):
         engine.commit(folds, reason="compacted")
         for item in plan.created:
             engine.add(item, reason="compacted")

@@ -3,9 +3,6 @@ the tokens the budget will show afterwards (so a manual compaction can be previe
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,25 +133,3 @@ def settle_tokens(engine: ContextEngine, plan: CompactionPlan) -> None:
     delta += sum(created_cost(engine, item) for item in plan.created)
     plan.tokens_before = before
     plan.tokens_after = before + delta
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Hold the cyclic garbage collector while a compaction builds thousands of small
-    objects: its full passes over a large session would otherwise double the latency.
-
-    What a compaction builds lives on (the folded items, the plan), so afterwards it goes
-    straight to the oldest generation instead of being scanned by a young collection first
-    and a middle one next: `freeze` then `unfreeze` moves every tracked object there without
-    scanning any (skipped when something else keeps objects frozen, which `unfreeze` would
-    release). A long session makes those young scans grow faster than the session itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if enabled:
-            gc.enable()

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from swetui.engine.compaction.apply import apply as apply_plan
 from swetui.engine.compaction.apply import undo as undo_compaction
 from swetui.engine.compaction.build import LIVE, PlanBuilder, Snapshot
-from swetui.engine.compaction.plan import CompactionPlan, paused_gc
+from swetui.engine.compaction.plan import CompactionPlan
 from swetui.engine.compaction.text import call_target, file_stub
 from swetui.engine.context import ContextEngine
 from swetui.engine.events import CompactionFinished, CompactionUndone
+from swetui.engine.gc_pause import gc_paused
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer
 from swetui.engine.payloads import ExchangePayload
 
@@ -60,7 +61,7 @@ class StructuralCompactor:
         """What compacting now would do (nothing changes until `apply`). With a `target`
         (tokens), ever tighter shapes are tried until the request gets under it."""
         started = time.perf_counter()
-        with paused_gc():
+        with gc_paused():
             plan = self.build(engine, item_ids=item_ids,
                               shape=self.shape_for(engine, target)
                               if item_ids is None else Shape()).finish(
@@ -79,7 +80,7 @@ class StructuralCompactor:
         if target is None:
             return SHAPES[0]
         for shape in SHAPES[:-1]:
-            with paused_gc():
+            with gc_paused():
                 if self.build(engine, shape=shape).finish().tokens_after <= target:
                     return shape
         return SHAPES[-1]

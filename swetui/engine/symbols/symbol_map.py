@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swetui.engine.gc_pause import gc_paused
 from swetui.engine.symbols import cache
 from swetui.engine.symbols.cache import CacheUnusable, Stamp
 from swetui.engine.symbols.extract import Definition, FileSymbols, extract
-from swetui.engine.symbols.gc_pause import gc_paused
 from swetui.engine.symbols.languages import language_of
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 from swetui.files import looks_binary, read_regular
@@ -86,7 +86,7 @@ class SymbolMap:
                 self.notes.append(f"the symbol map covers the first {self.max_files:,} files")
             stored: dict[str, tuple[FileSymbols, Stamp]] = {}
             files: dict[str, tuple[FileSymbols, Stamp]] = {}
-            with gc_paused():
+            with gc_paused(freeze=True):
                 if self.cache_path is not None:
                     stored = cache.load(self.cache_path)
                 for rel in rels:
@@ -189,7 +189,7 @@ class SymbolMap:
             if self._index is not None and self._index[0] == self.generation:
                 return self._index[1]
             generation, files = self.generation, dict(self.files)
-        with gc_paused():
+        with gc_paused(freeze=True):
             built = build_index(files)
         with self._lock:
             self._index = (generation, built)
