@@ -239,11 +239,15 @@ def session_origin(path: Path) -> str | None:
     (a log from before origins were recorded, or one that cannot be read)."""
     try:
         first = read_regular(path, 4096)[0].split(b"\n", 1)[0]
-        event = json.loads(first)
+        return _origin(json.loads(first))
     except (OSError, ValueError):
         return None
-    if isinstance(event, dict) and event.get("type") == ORIGIN_EVENT:
-        origin = event.get("origin")
+
+
+def _origin(first: object) -> str | None:
+    """The origin a log's first event states, if it is the origin event."""
+    if isinstance(first, dict) and first.get("type") == ORIGIN_EVENT:
+        origin = first.get("origin")
         return origin if isinstance(origin, str) else None
     return None
 
@@ -257,11 +261,9 @@ def list_sessions(directory: Path) -> list[SessionInfo]:
         title = next((str(event.get("text", ""))[:60] for event in events
                       if event.get("type") == "turn_started"), "")
         usd, unpriced = _recorded_cost(events)
-        origin = events[0].get("origin") if events and events[0].get("type") == ORIGIN_EVENT \
-            else None
         infos.append(SessionInfo(path.stem, path, path.stat().st_mtime, len(events),
                                  title or "(no input yet)", usd, unpriced,
-                                 origin if isinstance(origin, str) else None))
+                                 _origin(events[0]) if events else None))
     return infos
 
 
