@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,10 @@ UPDATE_TARGET = 0.050
 """A change is searchable within the watcher's own latency (its 50 ms debounce)."""
 LATE_TARGET = 0.050
 """The event loop is never more than this late while the map builds (99th percentile)."""
+FRAME_RATIO = 1.2
+"""The first frame, and the prompt's first echo, with the map building (cold, or from its
+cache) may take at most this many times as long as with the map off, same workspace."""
+FRAME_RUNS = 3
 
 
 def make_real_workspace(root: Path, files: int) -> Path:
@@ -59,14 +66,73 @@ def _child(mode: str, root: Path, cache: Path) -> dict[str, Any]:
     return found
 
 
+def _frame(root: Path, config: Path) -> dict[str, Any]:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "SWETUI_MODEL"):
+        env.pop(key, None)
+    done = subprocess.run([sys.executable, "-m", "bench.first_frame_child", str(root),
+                           repr(time.time())], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=Path(__file__).resolve().parents[1])
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        raise RuntimeError(f"first-frame probe failed: {done.stderr[-2000:]}")
+    found: dict[str, Any] = json.loads(lines[-1])
+    return found
+
+
+def first_frames(root: Path, cache: Path, runs: int = FRAME_RUNS) -> dict[str, Any]:
+    """The screen's first frame and first echo on `root` with the map off (the baseline),
+    building cold (no cache) and restarting from a full cache, interleaved, medians."""
+    configs = root.parent / "configs"
+    for name, text in (("off", "symbol_map = false\n"), ("on", "")):
+        (configs / name / "swetui").mkdir(parents=True, exist_ok=True)
+        (configs / name / "swetui" / "config.toml").write_text(text)
+    stored = root / ".swetui" / "symbols" / cache.name
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    got: dict[str, list[dict[str, Any]]] = {"off": [], "cold": [], "warm": []}
+    _frame(root, configs / "off")  # warms the OS's file cache and the bytecode
+    for _ in range(runs):
+        stored.unlink(missing_ok=True)
+        got["off"].append(_frame(root, configs / "off"))
+        got["cold"].append(_frame(root, configs / "on"))
+        shutil.copyfile(cache, stored)
+        got["warm"].append(_frame(root, configs / "on"))
+    stored.unlink(missing_ok=True)
+    return {case: {key: statistics.median(run[key] for run in runs_of)
+                   for key in ("frame", "app_frame", "echo", "keys_p90", "keys_max")}
+            for case, runs_of in got.items()}
+
+
 def measure(root: Path, cache: Path) -> dict[str, Any]:
     load = os.getloadavg()[0]
     parse = _child("parse", root, cache)  # also fills the OS's file cache
     cold = _child("build", root, cache)
     restart = _child("build", root, cache)
     update = _child("update", root, cache)
+    frames = first_frames(root, cache)
     return {"parse": parse, "cold": cold, "restart": restart, "update": update,
+            "frames": frames,
             "load": round((load + os.getloadavg()[0]) / 2, 1)}
+
+
+def _frame_entries(files: str, frames: dict[str, Any], facts: dict[str, Any],
+                   ) -> list[dict[str, Any]]:
+    off = frames["off"]
+    entries = []
+    for case, words in (("cold", "building cold"), ("warm", "from its cache")):
+        got = frames[case]
+        for key, what in (("frame", "first frame"), ("echo", "prompt echoes a key")):
+            entries.append(entry(
+                f"{what}, map {words}, {files}", got[key], "s", baseline=off[key],
+                ratio=got[key] / off[key], target=f"<= {FRAME_RATIO}x the map off",
+                passed=got[key] <= FRAME_RATIO * off[key], **facts))
+        entries.append(entry(
+            f"key echo p90 after the frame, map {words}, {files}", got["keys_p90"], "s",
+            baseline=off["keys_p90"], ratio=got["keys_p90"] / max(off["keys_p90"], 1e-4),
+            target=f"<= {LATE_TARGET * 1000:.0f} ms", passed=got["keys_p90"] <= LATE_TARGET,
+            keys_max=round(got["keys_max"], 3), off_keys_max=round(off["keys_max"], 3),
+            **facts))
+    return entries
 
 
 def _entries(files: str, got: dict[str, Any]) -> list[dict[str, Any]]:
@@ -94,6 +160,7 @@ def _entries(files: str, got: dict[str, Any]) -> list[dict[str, Any]]:
               target=f"p99 <= {LATE_TARGET * 1000:.0f} ms", passed=cold["late_p99"] <= LATE_TARGET,
               late_max=round(cold["late_max"], 3), idle_max=round(cold["idle_max"], 3),
               **facts),
+        *_frame_entries(files, got["frames"], facts),
     ]
 
 

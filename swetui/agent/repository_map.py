@@ -51,7 +51,8 @@ class RepositoryMap:
     async def _build(self) -> None:
         """Build the map (from the cache where files are unchanged), apply what changed
         meanwhile, and show the outline."""
-        await asyncio.to_thread(self.map.build)
+        in_context = {item.source.path for item in self.engine if item.source.path}
+        await asyncio.to_thread(self.map.build, in_context)
         await asyncio.to_thread(self.map.index)
         if self.pending:
             pending, self.pending = sorted(self.pending), set()
@@ -82,13 +83,14 @@ class RepositoryMap:
         await asyncio.to_thread(self.map.save)
 
     async def index(self, wait: float) -> SymbolIndex | None:
-        """The map's look-up tables, waiting up to `wait` seconds for the first build; None
-        when it is off, not built yet or failed."""
+        """The map's look-up tables, waiting up to `wait` seconds for the first build to
+        end; if it has not, those of the files mapped so far (`partial` says how many of
+        how many). None when it is off or holds no file yet."""
         if not self.enabled or not self.requested:
             return None
         if not self.map.ready.is_set():
             await asyncio.to_thread(self.map.ready.wait, wait)
-        if not self.map.ready.is_set() or not self.map.files:
+        if not self.map.files:
             return None
         return await asyncio.to_thread(self.map.index)
 

@@ -42,7 +42,7 @@ from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.payloads import AssistantPayload
 from swetui.engine.retrieval import retire_task_items, retrieve
 from swetui.engine.store import RecordEvent
-from swetui.engine.symbols.symbol_map import SymbolIndex
+from swetui.engine.symbols.symbol_map import SymbolIndex, partial_map_note
 from swetui.messages import ToolCall
 from swetui.providers.base import Provider
 from swetui.providers.events import (
@@ -188,10 +188,12 @@ class TurnLoop:
             for item in result.items:
                 self.engine.add(item, reason="retrieved")
         ids = tuple(item.id for item in result.items)
-        self.record("retrieval", {"turn": self.turn, "items": list(ids),
-                                     "summary": result.summary})
-        self.publish(RetrievalDone(turn=self.turn, item_ids=ids, summary=result.summary,
-                                   notes=tuple(result.notes)))
+        summary, notes = result.summary, tuple(result.notes)
+        if index is not None and index.partial is not None:
+            note = partial_map_note(*index.partial)
+            summary, notes = f"{summary} ({note})", (*notes, note)
+        self.record("retrieval", {"turn": self.turn, "items": list(ids), "summary": summary})
+        self.publish(RetrievalDone(turn=self.turn, item_ids=ids, summary=summary, notes=notes))
 
     async def _step(self, step: int) -> StepOutcome:
         refusal = await self.before_request()

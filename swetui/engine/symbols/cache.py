@@ -16,7 +16,7 @@ import logging
 import os
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,29 +128,33 @@ def remove_older(folder: Path) -> None:
 
 
 def load(path: Path) -> dict[str, Entry]:
-    """Every stored file's symbols and stamp. A missing file gives nothing; a damaged,
+    """Every stored file's symbols and stamp (see `entries`)."""
+    return dict(entries(path))
+
+
+def entries(path: Path) -> Iterator[tuple[str, Entry]]:
+    """Each stored file's symbols and stamp, in the order they were written (a build's
+    order: the files most likely to matter first). A missing file gives nothing; a damaged,
     foreign or older one is deleted (the map is then built from scratch); a damaged row is
     left out (its file is parsed again)."""
     remove_older(path.parent)
     if not path.is_file():
-        return {}
-    files: dict[str, Entry] = {}
+        return
     try:
         with contextlib.closing(_connect(path)) as connection:
             _check(connection)
             rows = connection.execute(
                 "SELECT path, size, mtime, language, lines, data FROM files "
-                "WHERE length(data) <= ?", (MAX_ROW_BYTES,))
+                "WHERE length(data) <= ? ORDER BY rowid", (MAX_ROW_BYTES,))
             for rel, size, mtime, language, lines, data in rows:
                 try:
                     symbols = decode(rel, language, lines, data)
-                    files[rel] = (symbols, (int(size), int(mtime)))
                 except (ValueError, TypeError, IndexError, KeyError, RecursionError):
                     log.warning("symbol map cache: the entry of %r is damaged", rel)
+                    continue
+                yield rel, (symbols, (int(size), int(mtime)))
     except (sqlite3.Error, CacheUnusable) as exc:
         remove(path, f"unusable ({exc})")
-        return {}
-    return files
 
 
 def _create(path: Path) -> None:

@@ -11,12 +11,13 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from swetui.engine.gc_pause import gc_paused
 from swetui.engine.symbols import cache
+from swetui.engine.symbols.build_order import build_order
 from swetui.engine.symbols.cache import CacheUnusable, Stamp
 from swetui.engine.symbols.extract import Definition, FileSymbols, extract
 from swetui.engine.symbols.languages import language_of
@@ -27,6 +28,8 @@ log = logging.getLogger(__name__)
 
 MAX_PARSE_BYTES = 1_000_000
 """Larger files (generated code, bundles) are left out of the map."""
+PUBLISH_EVERY = 200
+"""Files read between two publications of the partial map during a build."""
 
 
 @dataclass
@@ -37,6 +40,8 @@ class SymbolIndex:
     by_file: dict[str, FileSymbols] = field(default_factory=dict)
     document_frequency: dict[str, int] = field(default_factory=dict)
     definitions: int = 0
+    partial: tuple[int, int] | None = None
+    """(files mapped, files to map) when built from a map still being built."""
     file_rank: dict[str, float] = field(default_factory=dict)
     referenced: dict[str, int] = field(default_factory=dict)
     """How often each name is referenced across the workspace."""
@@ -58,17 +63,24 @@ class SymbolMap:
 
     def __init__(self, root: Path, *, cache_path: Path | None = None,
                  exclude: Callable[[str], bool] | None = None,
-                 ignore: frozenset[str] = IGNORED_DIRS, max_files: int = MAX_SCAN_FILES) -> None:
+                 ignore: frozenset[str] = IGNORED_DIRS, max_files: int = MAX_SCAN_FILES,
+                 publish_every: int = PUBLISH_EVERY) -> None:
         self.root = Path(os.path.realpath(root))
         self.cache_path = cache_path
         self.exclude = exclude
         self.ignore = ignore
         self.max_files = max_files
+        self.publish_every = publish_every
         self.files: dict[str, tuple[FileSymbols, Stamp]] = {}
         self.ready = threading.Event()
         self.notes: list[str] = []
         self.build_seconds = 0.0
         self.generation = 0
+        self.building = False
+        """Whether the first build runs (what the map holds is then partial)."""
+        self.total = 0
+        """Files the build maps (known once it has walked the workspace)."""
+        self._published = 0
         self._lock = threading.Lock()
         self._index: tuple[int, SymbolIndex] | None = None
         self._unsaved: set[str] = set()
@@ -76,38 +88,72 @@ class SymbolMap:
 
     # -- building --------------------------------------------------------------------------
 
-    def build(self) -> None:
+    def build(self, first: Collection[str] = ()) -> None:
         """Parse every file (reusing the cache for unchanged ones); blocking: run it in a
-        thread. `ready` is set when done, also after a failure (the map is then empty)."""
+        thread. The files read so far are published every `publish_every` files, so a
+        look-up during the build searches them (`progress` says how far it got); the
+        paths in `first` (files already in context) are parsed first, then source before
+        tests before documentation, the newest first. `ready` is set when done, also after
+        a failure (the map then holds what was parsed)."""
         started = time.perf_counter()
+        self.building = True
         try:
             rels, cut = walk(self.root, self.ignore, self.max_files)
             if cut:
                 self.notes.append(f"the symbol map covers the first {self.max_files:,} files")
-            stored: dict[str, tuple[FileSymbols, Stamp]] = {}
+            wanted = {rel for rel in rels if language_of(rel) is not None}
+            self.total = len(wanted)
+            stored: set[str] = set()
             files: dict[str, tuple[FileSymbols, Stamp]] = {}
+            reused: set[str] = set()
             with gc_paused(freeze=True):
                 if self.cache_path is not None:
-                    stored = cache.load(self.cache_path)
-                for rel in rels:
-                    known = stored.get(rel)
-                    parsed = self._parse(rel, known)
+                    for rel, known in cache.entries(self.cache_path):
+                        stored.add(rel)
+                        if rel not in wanted:
+                            continue
+                        parsed = self._parse(rel, known)  # parsed again if it changed
+                        if parsed is not None:
+                            files[rel] = parsed
+                            if parsed is known:
+                                reused.add(rel)
+                        self._publish(files)
+                for rel in build_order(self.root, wanted - stored, first):
+                    parsed = self._parse(rel, None)
                     if parsed is not None:
                         files[rel] = parsed
-                        if parsed is not known:
-                            time.sleep(0)  # let the screen's thread in between two files
-            changed = {rel for rel, entry in files.items() if stored.get(rel) is not entry}
+                    time.sleep(0)  # let the screen's thread in between two files
+                    self._publish(files)
+            changed = {rel for rel in files if rel not in reused}
             with self._lock:
                 self.files = files
                 self.generation += 1
-                self._unsaved |= changed | (stored.keys() - files.keys())
+                self.building = False
+                self._unsaved |= changed | (stored - files.keys())
             self.save()
         except Exception:  # a broken map must never break a session: retrieval greps instead
             log.exception("building the symbol map failed")
             self.notes.append("the symbol map could not be built")
         finally:
+            if self.building:
+                with self._lock:
+                    self.building = False
+                    self.generation += 1
             self.build_seconds = time.perf_counter() - started
             self.ready.set()
+
+    def _publish(self, files: dict[str, tuple[FileSymbols, Stamp]]) -> None:
+        """Make the files read so far what look-ups see, each `publish_every` files."""
+        if len(files) - self._published >= self.publish_every:
+            self._published = len(files)
+            with self._lock:
+                self.files = dict(files)
+                self.generation += 1
+
+    @property
+    def progress(self) -> tuple[int, int] | None:
+        """(files mapped, files to map) while the first build runs; None once it ended."""
+        return (len(self.files), self.total) if self.building else None
 
     def update(self, rels: Iterable[str]) -> list[str]:
         """Re-read changed, new or deleted files (workspace-relative); returns the paths
@@ -184,16 +230,24 @@ class SymbolMap:
     # -- reading ---------------------------------------------------------------------------
 
     def index(self) -> SymbolIndex:
-        """The look-up tables for the map as it is now (rebuilt after a change)."""
+        """The look-up tables for the map as it is now (rebuilt after a change; during the
+        first build, of the files mapped so far, marked `partial`)."""
         with self._lock:
             if self._index is not None and self._index[0] == self.generation:
                 return self._index[1]
             generation, files = self.generation, dict(self.files)
+            progress = self.progress
         with gc_paused(freeze=True):
             built = build_index(files)
+        built.partial = progress
         with self._lock:
             self._index = (generation, built)
         return built
+
+
+def partial_map_note(mapped: int, total: int) -> str:
+    """What a retrieval from a map still being built says about it."""
+    return f"the symbol map is still being built: it covers {mapped:,} of {total:,} files"
 
 
 def build_index(files: dict[str, tuple[FileSymbols, Stamp]]) -> SymbolIndex:

@@ -127,12 +127,15 @@ class WorkspaceScreen(Screen[None]):
             self.transcript.notice(Text(f"! {notice}"), "warning")
         self._update_pending()
         self.session.spending.ask = ask_on(self.app)  # a call past the cap asks first
-        self.session.start()
-        self.call_after_refresh(self.session.start_servers)  # never before the first frame
+        self.call_after_refresh(self._start_session)  # never before the first frame
         self._index_files()
         self._check_sandbox()
         self._check_size(self.size.width, self.size.height)
         self.review_trust()
+
+    def _start_session(self) -> None:
+        self.session.start()  # the symbol map's build, prices; then the MCP servers
+        self.session.start_servers()
 
     def on_unmount(self) -> None:
         self.bridge.detach()
