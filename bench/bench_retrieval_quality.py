@@ -6,6 +6,13 @@ library's `ast`, not with the symbol map under test).
 - precision: relevant blocks / blocks attached (a block is relevant when it shows a line of
   a needed definition);
 - waste: tokens of irrelevant blocks / tokens attached;
+- line waste (stricter): tokens of the lines attached that show no line of a needed
+  definition / tokens of all lines attached, counted line by line. A line is useful when it
+  shows a line of a needed definition (decorators included) or of the header of a class
+  enclosing a needed method (`class X(...):`, not its docstring); a grep hit line is judged
+  by the line it hits. A block's other lines (its note of the lines shown, `…` gaps) are
+  waste when the block shows nothing useful, and not waste when it does. Irrelevant lines
+  inside a relevant block, no waste by blocks, are waste here;
 - recall: needed files of which a needed part was attached / needed files;
 - empty: requests with nothing attached.
 
@@ -64,24 +71,53 @@ class Score:
     files_found: int = 0
     requests: int = 0
     empty: int = 0
+    line_tokens: int = 0
+    line_wasted: int = 0
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
         for name in ("blocks", "relevant", "tokens", "wasted", "files", "files_found",
-                     "requests", "empty"):
+                     "requests", "empty", "line_tokens", "line_wasted"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
 
 
+def lines_shown(item: ContextItem) -> list[tuple[str, tuple[str, int] | None]]:
+    """Each line of a block with the (path, line) of the source it shows, None for a line
+    showing none (a note, a gap)."""
+    lines = item.content.split("\n")
+    if item.kind is ItemKind.GREP:
+        hits = [_GREP_HIT.match(text) for text in lines]
+        return [(text, (m.group(1), int(m.group(2))) if m else None)
+                for text, m in zip(lines, hits, strict=True)]
+    path = item.source.path or ""
+    numbered = [_NUMBERED.match(text) for text in lines]
+    if not any(numbered) and item.kind is ItemKind.FILE:  # a named file, sent as it is
+        return [(text, (path, n)) for n, text in enumerate(lines, 1)]
+    return [(text, (path, int(m.group(1))) if m else None)
+            for text, m in zip(lines, numbered, strict=True)]
+
+
 def shown(item: ContextItem, root: Path) -> list[tuple[str, int]]:
     """(path, line) pairs a block shows to the model."""
-    if item.kind is ItemKind.GREP:
-        return [(m.group(1), int(m.group(2))) for m in _GREP_HIT.finditer(item.content)]
-    path = item.source.path or ""
-    numbers = [int(m.group(1)) for m in _NUMBERED.finditer(item.content)]
-    if not numbers and item.kind is ItemKind.FILE:  # a named file, sent as it is
-        numbers = list(range(1, item.content.count("\n") + 2))
-    return [(path, n) for n in numbers]
+    return [where for _, where in lines_shown(item) if where is not None]
+
+
+def line_waste(item: ContextItem, needs: list[Needed]) -> tuple[int, int]:
+    """(tokens of the block's lines that are waste, tokens of all its lines), counted line
+    by line (see the module's docstring for what is waste)."""
+    lines = lines_shown(item)
+    useful = [where is not None and any(need.path == where[0] and need.useful(where[1])
+                                        for need in needs)
+              for _, where in lines]
+    any_useful = any(useful)
+    total = wasted = 0
+    for (text, where), use in zip(lines, useful, strict=True):
+        tokens = COUNTER.count(text + "\n")
+        total += tokens
+        if not use and (where is not None or not any_useful):
+            wasted += tokens
+    return wasted, total
 
 
 def judge(items: list[ContextItem], needs: list[Needed], root: Path, request: str) -> Score:
@@ -93,6 +129,9 @@ def judge(items: list[ContextItem], needs: list[Needed], root: Path, request: st
                 if need.path == path and need.covers(line)]
         score.blocks += 1
         score.tokens += tokens
+        line_wasted, line_tokens = line_waste(item, needs)
+        score.line_wasted += line_wasted
+        score.line_tokens += line_tokens
         if hits:
             score.relevant += 1
             found.update(hits)
@@ -129,11 +168,13 @@ def evaluate(with_map: bool, path: Path = LABELS) -> tuple[Score, dict[str, floa
 def _figures(score: Score) -> dict[str, float]:
     return {"precision": score.relevant / max(score.blocks, 1),
             "waste": score.wasted / max(score.tokens, 1),
+            "line waste": score.line_wasted / max(score.line_tokens, 1),
             "recall": score.files_found / max(score.files, 1),
             "empty": score.empty / max(score.requests, 1)}
 
 
 TARGETS = {"precision": (">= 0.85", lambda v: v >= 0.85), "waste": ("<= 0.10", lambda v: v <= 0.10),
+           "line waste": ("<= 0.10", lambda v: v <= 0.10),
            "recall": (">= 0.70", lambda v: v >= 0.70), "empty": ("<= 0.10", lambda v: v <= 0.10)}
 
 

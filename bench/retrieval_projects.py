@@ -55,8 +55,17 @@ class Needed:
     path: str
     ranges: list[tuple[int, int]] = field(default_factory=list)
 
+    headers: list[tuple[int, int]] = field(default_factory=list)
+    """The header lines (`class X(...):`) of the classes enclosing a needed method: not a
+    needed definition (a block showing only them is not relevant), but not waste either."""
+
     def covers(self, line: int) -> bool:
         return not self.ranges or any(a <= line <= b for a, b in self.ranges)
+
+    def useful(self, line: int) -> bool:
+        """A line a good answer can use: inside a needed definition or an enclosing class's
+        header (the line-waste measure of `bench_retrieval_quality` counts the others)."""
+        return self.covers(line) or any(a <= line <= b for a, b in self.headers)
 
 
 def python_ranges(source: str) -> dict[str, tuple[int, int]]:
@@ -77,12 +86,39 @@ def python_ranges(source: str) -> dict[str, tuple[int, int]]:
     return found
 
 
+def class_headers(source: str) -> dict[str, tuple[int, int]]:
+    """Qualified class name → its header lines: decorators and the `class` statement up to
+    the line before its body (so not its docstring)."""
+    found: dict[str, tuple[int, int]] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{child.name}"
+                if isinstance(child, ast.ClassDef):
+                    first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                    found[name] = (first, max(child.lineno, child.body[0].lineno - 1))
+                visit(child, f"{name}.")
+    visit(ast.parse(source), "")
+    return found
+
+
+def enclosing_headers(symbol: str, headers: dict[str, tuple[int, int]]) -> list[tuple[int, int]]:
+    """The headers of the classes `symbol` is nested in (`A.B.m` → A's and A.B's)."""
+    parts = symbol.split(".")
+    return [headers[q] for q in (".".join(parts[:i]) for i in range(1, len(parts)))
+            if q in headers]
+
+
 def needed(root: Path, needs: list[dict[str, Any]]) -> list[Needed]:
     out = []
     for need in needs:
-        ranges = python_ranges((root / need["path"]).read_text(encoding="utf-8"))
+        source = (root / need["path"]).read_text(encoding="utf-8")
+        ranges = python_ranges(source)
         missing = [s for s in need["symbols"] if s not in ranges]
         if missing:
             raise ValueError(f"label names {missing} not defined in {need['path']}")
-        out.append(Needed(need["path"], [ranges[s] for s in need["symbols"]]))
+        headers = class_headers(source)
+        out.append(Needed(need["path"], [ranges[s] for s in need["symbols"]],
+                          [h for s in need["symbols"] for h in enclosing_headers(s, headers)]))
     return out

@@ -1,0 +1,122 @@
+"""The retrieval benchmark's line waste: tokens of the lines attached outside every needed
+definition (and the headers of the classes enclosing a needed method), on a small project
+whose line numbers are known by construction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.bench_retrieval_quality import COUNTER, judge, line_waste
+from bench.retrieval_projects import needed
+from swetui.engine.items import ContextItem, ItemKind, Layer, Source
+
+STORE = '''import os
+
+
+class Store:
+    """A store."""
+
+    def get(self, key):
+        return self.data[key]
+
+    def put(self, key, value):
+        self.data[key] = value
+        return value
+
+
+def helper():
+    return 1
+
+
+@decorated
+class Outer(
+    Base,
+):
+    class Inner:
+        def deep(self):
+            return 2
+'''
+
+
+def lines(text: str) -> int:
+    """Tokens of some lines, counted as the benchmark counts them: line by line."""
+    return sum(COUNTER.count(line + "\n") for line in text.split("\n"))
+
+
+def block(kind: ItemKind, content: str, path: str | None = "store.py") -> ContextItem:
+    return ContextItem(id=f"t{abs(hash(content))}", kind=kind, layer=Layer.TASK, title="t",
+                       source=Source(path=path), content=content)
+
+
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "store.py").write_text(STORE, encoding="utf-8")
+    return tmp_path
+
+
+def test_irrelevant_lines_inside_a_relevant_block_are_waste(tmp_path: Path) -> None:
+    needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
+    note = "store.py: 6 of 25 lines shown (Store.get: named). Read more with read_file."
+    useful = ("     4\tclass Store:\n     …\n     7\t    def get(self, key):\n"
+              "     8\t        return self.data[key]")
+    extra = ("    10\t    def put(self, key, value):\n    11\t        self.data[key] = value\n"
+             "    12\t        return value")
+    span = block(ItemKind.SPAN, f"{note}\n{useful}\n{extra}")
+
+    wasted, total = line_waste(span, needs)
+
+    assert total == lines(f"{note}\n{useful}\n{extra}")
+    assert wasted == lines(extra)  # the note, the gap and the class header are not waste
+    score = judge([span], needs, tmp_path, "r")
+    assert (score.relevant, score.wasted) == (1, 0)  # by blocks: no waste at all
+    assert (score.line_wasted, score.line_tokens) == (wasted, total)
+
+
+def test_an_irrelevant_block_is_waste_to_its_last_line(tmp_path: Path) -> None:
+    needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
+    content = "store.py: 2 of 25 lines shown.\n    15\tdef helper():\n    16\t    return 1"
+
+    assert line_waste(block(ItemKind.SPAN, content), needs) == (lines(content),) * 2
+
+
+def test_a_class_header_alone_is_no_waste_but_not_relevant(tmp_path: Path) -> None:
+    needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
+    header = block(ItemKind.SPAN, "     4\tclass Store:")
+
+    assert line_waste(header, needs)[0] == 0
+    assert judge([header], needs, tmp_path, "r").relevant == 0
+
+
+def test_grep_hits_are_judged_by_the_line_they_hit(tmp_path: Path) -> None:
+    needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
+    title = "grep 'data': 3 hits (source first)"
+    inside = "store.py:8: return self.data[key]"
+    outside = "store.py:11: self.data[key] = value\nother.py:8: data = 1"
+    grep = block(ItemKind.GREP, f"{title}\n{inside}\n{outside}", path=None)
+
+    assert line_waste(grep, needs) == (lines(outside), lines(f"{title}\n{inside}\n{outside}"))
+
+
+def test_a_named_file_sent_whole_wastes_all_but_the_needed_lines(tmp_path: Path) -> None:
+    needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
+    whole = STORE.split("\n")
+    kept = {4, 7, 8}  # the class header and Store.get
+    waste = "\n".join(text for n, text in enumerate(whole, 1) if n not in kept)
+
+    wasted, total = line_waste(block(ItemKind.FILE, STORE), needs)
+
+    assert total == lines(STORE)
+    assert wasted == sum(COUNTER.count(text + "\n") for n, text in enumerate(whole, 1)
+                         if n not in kept) == lines(waste)
+
+
+def test_a_nested_method_keeps_every_enclosing_class_header(tmp_path: Path) -> None:
+    needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Outer.Inner.deep"]}])
+    outer = "    19\t@decorated\n    20\tclass Outer(\n    21\t    Base,\n    22\t):"
+    inner = "    23\t    class Inner:"
+    deep = "    24\t        def deep(self):\n    25\t            return 2"
+    stray = "    16\t    return 1"
+
+    wasted, total = line_waste(block(ItemKind.SPAN, f"{outer}\n{inner}\n{deep}\n{stray}"),
+                               needs)
+
+    assert (wasted, total) == (lines(stray), lines(f"{outer}\n{inner}\n{deep}\n{stray}"))
