@@ -11,6 +11,7 @@ from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import Span, definition_lines, render
 from swetui.engine.symbols.lookup import (
     Hit,
+    Relevance,
     described,
     named,
     raising,
@@ -20,6 +21,7 @@ from swetui.engine.symbols.neighbours import (
     PASTED_ERROR,
     callees,
     exception_class,
+    neighbourhood,
     raise_sites,
 )
 from swetui.engine.symbols.symbol_map import SymbolIndex
@@ -49,15 +51,19 @@ def _raising(index: SymbolIndex, text: str) -> tuple[list[Hit], list[str]]:
 def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = ()) -> list[Hit]:
     """What the request needs from the map, strongest first, then what those use that the
     request is about."""
-    hits = _direct_hits(index, text, near)
-    return hits + callees(index, hits, text)
+    scores = Relevance(index, text, near=near)
+    hits = _direct_hits(index, text, near, scores)
+    used = callees(index, hits, text)
+    return hits + used + neighbourhood(index, hits + used, scores)
 
 
-def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str]) -> list[Hit]:
+def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
+                 scores: Relevance) -> list[Hit]:
     hits, fragments = _raising(index, text)
     if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
         text = "\n".join(line for line in text.splitlines()
                          if not any(f in " ".join(line.lower().split()) for f in fragments))
+        scores = Relevance(index, text, near=near)
     pasted = PASTED_ERROR.search(text) is not None
     for parts in named(text):
         dotted = ".".join(parts)
@@ -70,7 +76,7 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str]) -> list[Hit
             if cls is definition and not any(h.how == "message" for h in hits):
                 hits += raise_sites(index, rel, cls, text)  # `httpx.StreamConsumed: …`
     if not hits:
-        hits += described(index, text, near=near)
+        hits += described(index, text, scores=scores)
     return hits
 
 

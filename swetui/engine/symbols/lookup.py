@@ -238,43 +238,75 @@ def behaviour_score(definition: Definition, stems: list[str], idf: dict[str, flo
     return score, matched
 
 
-def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
-              within: set[str] | None = None, limit: int | None = None) -> list[Hit]:
-    """Definitions whose words best match the behaviour `text` describes, ranked by BM25F
-    (`ranking`) times priors (source above tests above documentation, a constant below a
-    function or class, closer to the files in `near`); kept while they score a healthy share
-    of the best one. Only files in `within` when given."""
-    limit = MAX_BEHAVIOUR if limit is None else limit
-    stems = [s for s in prose_stems(text) if index.document_frequency.get(s)]
-    if not stems:
-        return []
-    words = {m.group(2) for m in _BARE_WORD.finditer(text) if m.group(1) is None}
-    near_set = set(near)
-    near_dirs = {rel.rsplit("/", 1)[0] for rel in near_set if "/" in rel}
-    candidates = [(rel, definition, ranking.fields(definition))
-                  for rel, symbols in index.by_file.items()
-                  if within is None or rel in within for definition in symbols.definitions]
-    stats = ranking.collection((found for _r, _d, found in candidates),
-                               index.document_frequency)
-    idf = {stem: stats.idf(stem) for stem in stems}
-    rarest = max(idf.values())
-    scored: list[tuple[float, str, Definition]] = []
-    for rel, definition, found in candidates:
-        score, matched = ranking.score(found, stems, stats)
+class Relevance:
+    """Each definition's relevance to one request: BM25F of its words (`ranking`) times the
+    priors (source above tests above documentation, a constant below a function or class,
+    closer to the files in `near`). What described behaviour is ranked by and a hit's
+    neighbours are weighed by; scored on demand, so weighing a few neighbours does not score
+    the whole map. Only files in `within` when given."""
+
+    def __init__(self, index: SymbolIndex, text: str, *, near: Iterable[str] = (),
+                 within: set[str] | None = None) -> None:
+        self.index = index
+        self.within = within
+        self.stems = [s for s in prose_stems(text) if index.document_frequency.get(s)]
+        self.words = {m.group(2) for m in _BARE_WORD.finditer(text) if m.group(1) is None}
+        self.near = set(near)
+        self.near_dirs = {rel.rsplit("/", 1)[0] for rel in self.near if "/" in rel}
+        self.stats = ranking.collection_of(
+            (definition for rel, symbols in index.by_file.items()
+             if within is None or rel in within for definition in symbols.definitions),
+            index.document_frequency)
+        self.idf = {stem: self.stats.idf(stem) for stem in self.stems}
+        self.rarest = max(self.idf.values(), default=0.0)
+        self._known: dict[tuple[str, int, str], float] = {}
+
+    def of(self, rel: str, definition: Definition) -> float:
+        """The definition's relevance (0 when it says no word of the request)."""
+        key = (rel, definition.start, definition.qualname)
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = self._score(rel, definition)
+        return known
+
+    def _score(self, rel: str, definition: Definition) -> float:
+        if not self.stems:
+            return 0.0
+        score, matched = ranking.score(ranking.fields(definition), self.stems, self.stats)
         if not matched:
-            continue
-        prior = file_weight(rel) * (1.3 if rel in near_set else 1.1
-                                    if rel.rsplit("/", 1)[0] in near_dirs else 1.0)
+            return 0.0
+        prior = file_weight(rel) * (1.3 if rel in self.near else 1.1
+                                    if rel.rsplit("/", 1)[0] in self.near_dirs else 1.0)
         if definition.kind == "constant":
             prior *= CONSTANT_PRIOR
-        if definition.name in words and "." not in definition.qualname:  # `echo`
-            score += EXACT_NAME * rarest  # the word names it: more than its stems say
-        scored.append((score * prior, rel, definition))
+        if definition.name in self.words and "." not in definition.qualname:  # `echo`
+            score += EXACT_NAME * self.rarest  # the word names it: more than its stems say
+        return score * prior
+
+    def ranked(self) -> list[tuple[float, str, Definition]]:
+        """The definitions saying a word of the request, best first."""
+        scored = [(self.of(rel, definition), rel, definition)
+                  for rel, symbols in self.index.by_file.items()
+                  if self.within is None or rel in self.within
+                  for definition in symbols.definitions] if self.stems else []
+        scored = [entry for entry in scored if entry[0] > 0]
+        scored.sort(key=lambda s: (-s[0], s[1], s[2].start))
+        return scored
+
+
+def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
+              within: set[str] | None = None, limit: int | None = None,
+              scores: Relevance | None = None) -> list[Hit]:
+    """Definitions whose words best match the behaviour `text` describes (`relevance`), kept
+    while they score a healthy share of the best one. Only files in `within` when given."""
+    limit = MAX_BEHAVIOUR if limit is None else limit
+    if scores is None:
+        scores = Relevance(index, text, near=near, within=within)
+    stems, idf, scored = scores.stems, scores.idf, scores.ranked()
     if not scored:
         return []
     if not TESTS.search(text) and any(file_weight(rel) == 1.0 for _s, rel, _d in scored):
         scored = [entry for entry in scored if file_weight(entry[1]) == 1.0]  # source first
-    scored.sort(key=lambda s: (-s[0], s[1], s[2].start))
     best = scored[0][0]
     hits: list[Hit] = []
     covered: set[str] = set()
@@ -310,3 +342,4 @@ def _said(definition: Definition, stems: list[str]) -> set[str]:
 
 def _nested(a: Definition, b: Definition) -> bool:
     return a.start <= b.start and b.end <= a.end or b.start <= a.start and a.end <= b.end
+

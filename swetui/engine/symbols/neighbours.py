@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from swetui.engine.symbols.extract import Definition
-from swetui.engine.symbols.lookup import Hit, behaviour_score, file_weight
+from swetui.engine.symbols.lookup import Hit, Relevance, behaviour_score, file_weight
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import prose_stems, stems_of_identifier
 
@@ -121,6 +121,9 @@ def _used(index: SymbolIndex, hits: list[Hit], shown: list[tuple[str, Definition
             if not definers or len(definers) > MAX_DEFINERS or name.startswith("__"):
                 continue
             for rel, definition in definers:
+                if _nested_in_function(index, rel, definition) and not (
+                        rel == hit.path and _shares_function(index, rel, definition, used_by)):
+                    continue  # a function nested in another is called from inside it only
                 if definition.kind == "constant" or name in used_by.bases or (
                         definition.kind == "class" and is_exception(index, name)):
                     continue  # type aliases, a base class, what it raises: no next step
@@ -139,3 +142,74 @@ def _used(index: SymbolIndex, hits: list[Hit], shown: list[tuple[str, Definition
     ordered = sorted(scored.values(), key=lambda s: (-s[0], s[1], s[2].start))
     return [Hit(rel, definition, definition.start, score, f"used by {user}", how="used")
             for score, rel, definition, user in ordered[:limit]]
+
+
+NEIGHBOUR_SHARE = 0.8
+"""A caller or callee of the first hit is brought when it matches the request at least this
+share as well as the hit (a definition's neighbours are likelier needed than a stranger:
+the two together explain the behaviour)."""
+
+
+def linked(index: SymbolIndex, rel: str, definition: Definition, *,
+           callers: bool = True) -> list[tuple[str, Definition]]:
+    """The definitions of the source `definition` calls, and (with `callers`) those that
+    call it; names defined in more than MAX_DEFINERS places say nothing about which, and a
+    function nested in another one is called from inside it only."""
+    found: list[tuple[str, Definition]] = []
+    for name in sorted(_uses(index, rel, definition)):
+        definers = index.by_name.get(name, [])
+        if len(definers) <= MAX_DEFINERS and not name.startswith("__"):
+            found += [(where, d) for where, d in definers
+                      if not _nested_in_function(index, where, d)
+                      or (where == rel and _shares_function(index, rel, d, definition))]
+    around = _function_around(index, rel, definition)
+    if callers and len(index.by_name.get(definition.name, [])) <= MAX_DEFINERS:
+        for where, symbols in index.by_file.items():
+            found += [(where, d) for d in symbols.definitions
+                      if definition.name in d.refs and d is not definition
+                      and (around is None or where == rel and _inside(around, d))]
+    return [(where, d) for where, d in found if file_weight(where) == 1.0
+            and not (where == rel and (_inside(d, definition) or _inside(definition, d)))]
+
+
+def _function_around(index: SymbolIndex, rel: str, definition: Definition) -> Definition | None:
+    """The function or method `definition` is nested in, if any."""
+    around = [d for d in index.by_file[rel].definitions if d is not definition
+              and d.kind in ("function", "method") and _inside(d, definition)]
+    return min(around, key=lambda d: d.end - d.start, default=None)
+
+
+def _nested_in_function(index: SymbolIndex, rel: str, definition: Definition) -> bool:
+    return _function_around(index, rel, definition) is not None
+
+
+def _shares_function(index: SymbolIndex, rel: str, inner: Definition,
+                     user: Definition) -> bool:
+    around = _function_around(index, rel, inner)
+    return around is not None and _inside(around, user)
+
+
+def neighbourhood(index: SymbolIndex, hits: list[Hit], scores: Relevance) -> list[Hit]:
+    """The best-matching neighbour of the first hit, when it matches the request nearly as
+    well as the hit itself: what a described hit calls or is called by; what a named one
+    calls (the request asks how that one works, not who uses it). None for a pasted error:
+    the raise is the answer."""
+    first = next((h for h in hits if h.definition is not None), None)
+    if first is None or first.definition is None or first.how not in ("named", "described"):
+        return []
+    own = scores.of(first.path, first.definition)
+    if own <= 0:
+        return []
+    shown = [(h.path, h.definition) for h in hits if h.definition is not None]
+    best: tuple[float, str, Definition] | None = None
+    for where, d in linked(index, first.path, first.definition,
+                           callers=first.how != "named"):
+        if any(where == p and (_inside(d, s) or _inside(s, d)) for p, s in shown):
+            continue
+        score = scores.of(where, d)
+        if best is None or score > best[0]:
+            best = (score, where, d)
+    if best is None or best[0] < NEIGHBOUR_SHARE * own:
+        return []
+    return [Hit(best[1], best[2], best[2].start, best[0],
+                f"next to {first.definition.qualname}", how="used")]
