@@ -10,6 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from swetui.engine.symbols import cache, symbol_map
 from swetui.engine.symbols.build_order import DOCS, SOURCE, TESTS, build_order, group_of
 from swetui.engine.symbols.symbol_map import SymbolMap
 from tests.waiting import WAIT
@@ -121,3 +122,16 @@ def test_groups_say_source_tests_and_documentation():
     assert group_of("src/app_test.go") == TESTS
     assert group_of("docs/conf.py") == DOCS
     assert group_of("vendor/lib/x.js") == DOCS
+
+
+def test_a_build_writes_what_it_parsed_to_the_cache_before_it_ends(tmp_path, monkeypatch):
+    monkeypatch.setattr(symbol_map, "SAVE_EVERY", 1)
+    root = workspace(tmp_path / "ws")
+    stored = tmp_path / "cache" / "map.sqlite"
+    symbols = SymbolMap(root, cache_path=stored)
+    with HeldBuild(symbols, at="tests/test_billing.py"):  # a session closed here keeps…
+        assert cache.load(stored).keys() == {"src/billing.py", "src/ledger.py"}
+    assert cache.load(stored).keys() == set(FILES)
+    restarted = SymbolMap(root, cache_path=stored)
+    restarted.build()
+    assert restarted.index().by_name.keys() == symbols.index().by_name.keys()

@@ -18,7 +18,6 @@ import sqlite3
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.paths import FILE_MODE, private_dir
@@ -171,18 +170,15 @@ def _create(path: Path) -> None:
 
 def save(path: Path, files: dict[str, Entry], changed: Iterable[str]) -> None:
     """Write the rows of the `changed` paths (those missing from `files` are deleted), in
-    one transaction: a kill leaves the rows as they were before it."""
+    one transaction: a kill leaves the rows as they were before it. Rows are encoded one
+    at a time as they are written, never all held at once."""
     if not path.is_file():
         _create(path)
-    rows: list[tuple[Any, ...]] = []
-    gone: list[tuple[str]] = []
-    for rel in changed:
-        entry = files.get(rel)
-        if entry is None:
-            gone.append((rel,))
-            continue
-        symbols, (size, mtime) = entry
-        rows.append((rel, size, mtime, symbols.language, symbols.lines, encode(symbols)))
+    changed = list(changed)
+    gone = [(rel,) for rel in changed if rel not in files]
+    rows = ((rel, size, mtime, symbols.language, symbols.lines, encode(symbols))
+            for rel in changed if rel in files
+            for symbols, (size, mtime) in (files[rel],))
     with contextlib.closing(_connect(path)) as connection:
         _check(connection)
         connection.execute("BEGIN IMMEDIATE")

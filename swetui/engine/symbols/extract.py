@@ -2,11 +2,13 @@
 names it references, and the fixed parts of its string literals (to find the code behind a
 pasted error message). Works for any grammar whose definitions carry a `name` field, the
 convention tree-sitter grammars share. The nodes are found by one tree-sitter query (in C);
-Python sees only those, not every node of the tree."""
+Python sees only those, not every node of the tree. Names and the parts of literals are
+interned: files repeat them, and the map keeps one copy of each (as the cache's reader does)."""
 
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
@@ -88,9 +90,9 @@ def _called(node: Node) -> str | None:
     if target is None or target.type in kinds.CALL_NODES:
         return None
     if _is_name(target):
-        return _text(target)
+        return sys.intern(_text(target))
     names = [leaf for leaf in _leaves(target) if _is_name(leaf)]
-    return _text(names[-1]) if names else None
+    return sys.intern(_text(names[-1])) if names else None
 
 
 def _bases(node: Node) -> list[str]:
@@ -105,7 +107,7 @@ def _bases(node: Node) -> list[str]:
                 continue  # metaclass=…
             names = [_text(n) for n in _leaves(child) if _is_name(n)]
             if names:
-                found.append(names[-1])
+                found.append(sys.intern(names[-1]))
     return found
 
 
@@ -163,7 +165,8 @@ def _fragments(node: Node) -> list[str]:
         parts = [_text(node).strip("'\"`")]
     fixed: list[str] = []
     for part in parts:
-        fixed.extend(piece for piece in _PLACEHOLDER.split(part[:MAX_LITERAL]) if piece.strip())
+        fixed.extend(sys.intern(piece) for piece in _PLACEHOLDER.split(part[:MAX_LITERAL])
+                     if piece.strip())
     return fixed
 
 
@@ -246,10 +249,10 @@ class _Reader:
                     pending: set[str]) -> Definition:
         kind = "class" if node.type in kinds.CLASS_NODES else \
             "function" if node.type in kinds.FUNCTION_NODES else "constant"
-        name = _text(name_node)
+        name = sys.intern(_text(name_node))
         if kind == "function" and outer is not None and outer.kind == "class":
             kind = "method"
-        qualname = f"{outer.qualname}.{name}" if outer is not None else name
+        qualname = sys.intern(f"{outer.qualname}.{name}") if outer is not None else name
         found = Definition(name=name, qualname=qualname, kind=kind,
                            start=node.start_point[0] + 1, end=node.end_point[0] + 1,
                            doc=pending | identifier_stems(name))
@@ -290,7 +293,7 @@ class _Reader:
         counted = Counter(text for text, owner in zip(texts, owners, strict=True)
                           if owner != _SKIPPED)
         for raw, count in counted.items():
-            name = raw.decode("utf-8", "replace")
+            name = sys.intern(raw.decode("utf-8", "replace"))
             references[name] = references.get(name, 0) + count
         used: list[dict[bytes, None]] = [{} for _ in self.spans]
         for text, owner in zip(texts, owners, strict=True):

@@ -30,6 +30,8 @@ MAX_PARSE_BYTES = 1_000_000
 """Larger files (generated code, bundles) are left out of the map."""
 PUBLISH_EVERY = 200
 """Files read between two publications of the partial map during a build."""
+SAVE_EVERY = 1_000
+"""Files parsed between two writes to the cache during a build."""
 
 
 @dataclass
@@ -105,7 +107,7 @@ class SymbolMap:
             self.total = len(wanted)
             stored: set[str] = set()
             files: dict[str, tuple[FileSymbols, Stamp]] = {}
-            reused: set[str] = set()
+            in_cache: set[str] = set()
             with gc_paused(freeze=True):
                 if self.cache_path is not None:
                     for rel, known in cache.entries(self.cache_path):
@@ -116,15 +118,20 @@ class SymbolMap:
                         if parsed is not None:
                             files[rel] = parsed
                             if parsed is known:
-                                reused.add(rel)
+                                in_cache.add(rel)
                         self._publish(files)
+                fresh: list[str] = []
                 for rel in build_order(self.root, wanted - stored, first):
                     parsed = self._parse(rel, None)
                     if parsed is not None:
                         files[rel] = parsed
+                        fresh.append(rel)
+                        if len(fresh) >= SAVE_EVERY:
+                            in_cache.update(self._save_part(files, fresh))
+                            fresh = []
                     time.sleep(0)  # let the screen's thread in between two files
                     self._publish(files)
-            changed = {rel for rel in files if rel not in reused}
+            changed = {rel for rel in files if rel not in in_cache}
             with self._lock:
                 self.files = files
                 self.generation += 1
@@ -141,6 +148,20 @@ class SymbolMap:
                     self.generation += 1
             self.build_seconds = time.perf_counter() - started
             self.ready.set()
+
+    def _save_part(self, files: dict[str, tuple[FileSymbols, Stamp]], rels: list[str],
+                   ) -> list[str]:
+        """Write these newly parsed files to the cache during a build (a session closed
+        before the build ends keeps them); returns those written (the rest are written at
+        the end)."""
+        if self.cache_path is None:
+            return []
+        try:
+            cache.save(self.cache_path, files, rels)
+        except (OSError, sqlite3.Error, CacheUnusable) as exc:
+            log.warning("could not save part of the symbol map: %s", exc)
+            return []
+        return rels
 
     def _publish(self, files: dict[str, tuple[FileSymbols, Stamp]]) -> None:
         """Make the files read so far what look-ups see, each `publish_every` files."""
