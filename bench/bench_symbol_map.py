@@ -9,6 +9,11 @@ Baselines from the same run: tree-sitter parsing every file and nothing else (th
 any map built on the parser) for the cold build; the cold build for the restart; indexing
 the whole map again for a change; and the event loop's lateness with nothing running for
 its lateness while the map builds in a worker thread (what the screen feels).
+
+The first frame: swetui's screen opened headless on the same workspace (`first_frame_child`)
+with the map building cold and restarting from its cache, against the map switched off, each
+case three times, interleaved: seconds from launch to the first frame, to the prompt's echo of
+a key sent right after it, and each later key's echo while the build runs.
 """
 
 from __future__ import annotations
