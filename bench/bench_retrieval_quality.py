@@ -53,6 +53,7 @@ from bench.retrieval_projects import (
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind
 from swetui.engine.retrieval import retrieve
+from swetui.engine.symbols.semantic import MODEL, ModelLoader
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 from swetui.engine.tokens import TokenCounter
 
@@ -143,7 +144,8 @@ def judge(items: list[ContextItem], needs: list[Needed], root: Path, request: st
     return score
 
 
-def evaluate(with_map: bool, path: Path = LABELS) -> tuple[Score, dict[str, float]]:
+def evaluate(with_map: bool, path: Path = LABELS, semantic: ModelLoader | None = MODEL
+             ) -> tuple[Score, dict[str, float]]:
     data = labels(path)
     total = Score()
     build_seconds: dict[str, float] = {}
@@ -159,7 +161,8 @@ def evaluate(with_map: bool, path: Path = LABELS) -> tuple[Score, dict[str, floa
         indexes[name] = (root, index)
     for request in data["requests"]:
         root, index = indexes[request["project"]]
-        result = retrieve(root, request["request"], ContextEngine(), turn=1, symbols=index)
+        result = retrieve(root, request["request"], ContextEngine(), turn=1, symbols=index,
+                          semantic=semantic)
         total.add(judge(result.items, needed(root, request["needs"]), root,
                         request["request"]))
     return total, build_seconds
@@ -188,11 +191,15 @@ def run() -> list[dict[str, Any]]:
                         ("held out 5", HELD_OUT_5)):
         ours, build = evaluate(True, path)
         before, _ = evaluate(False, path)
-        mine, base = _figures(ours), _figures(before)
+        words, _ = evaluate(True, path, semantic=None)
+        mine, base, plain = _figures(ours), _figures(before), _figures(words)
         print(f"retrieval quality, {label}: {ours.requests} requests, {ours.blocks} blocks, "
               f"{ours.tokens:,} tokens (without the map: {before.blocks} blocks, "
               f"{before.tokens:,} tokens); map built in "
               + ", ".join(f"{k} {v:.2f} s" for k, v in build.items()), file=sys.stderr)
+        print(f"  ranked by words only (no embedding model): precision "
+              f"{plain['precision']:.3f}, waste {plain['waste']:.3f}, line waste "
+              f"{plain['line waste']:.3f}, recall {plain['recall']:.3f}", file=sys.stderr)
         for miss in ours.misses:
             print(f"  missed a needed file: {miss}", file=sys.stderr)
         entries += [entry(f"retrieval {name}, {label} ({ours.requests})", mine[name], "share",

@@ -25,6 +25,7 @@ from swetui.engine.retrieval_spans import span_title, symbol_spans
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.symbols.languages import language_of
 from swetui.engine.symbols.lookup import file_weight
+from swetui.engine.symbols.semantic import MODEL, ModelLoader, SemanticRanker
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 from swetui.files import (
@@ -115,12 +116,14 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
              max_file_bytes: int = MAX_FILE_BYTES, ignore: frozenset[str] = IGNORED_DIRS,
              max_files: int = MAX_SCAN_FILES, time_limit: float = SCAN_SECONDS,
              exclude: Callable[[str], bool] | None = None, symbols: SymbolIndex | None = None,
-             budget_tokens: int | None = None) -> RetrievalResult:
+             budget_tokens: int | None = None,
+             semantic: ModelLoader | None = MODEL) -> RetrievalResult:
     """Read the files `text` names, attach the definitions it needs from the symbol map
     (named, raising a quoted error, or matching the behaviour it describes), grep what is
     left, list the tree when asked: new task-layer items for `turn` (not yet added), within
     `budget_tokens` (default: what the task layer's budget has left), never repeating what
-    the request already carries.
+    the request already carries; described behaviour is ranked by meaning as well as words
+    by the encoder `semantic` loads (by words only when None or when it cannot load).
     Files for which `exclude(rel)` is true (secrets, as the agent decides) are never read."""
     root = Path(root)
     result = RetrievalResult()
@@ -176,13 +179,17 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     if symbols is not None:
         prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
         room_before = room
-        for span, body in symbol_spans(root, symbols, prose, near=named, exclude=exclude):
+        ranker = SemanticRanker(root, semantic) if semantic is not None else None
+        for span, body in symbol_spans(root, symbols, prose, near=named, exclude=exclude,
+                                       rerank=ranker):
             found += 1
             if room_before - room + engine.counter.count(body) > FOUND_TOKENS:
                 result.notes.append(f"{span_title(span)} left out: retrieval's "
                                     f"{FOUND_TOKENS:,}-token share is used")
                 continue
             make(ItemKind.SPAN, span_title(span), body, span.path)
+        if ranker is not None and ranker.notice:
+            result.notes.append(ranker.notice)
     terms = [] if found else search_terms(text, set(named) | paths)
     if terms:
         hits, scanned, timed_out = grep(root, tree(), terms, max_hits, time_limit)

@@ -24,6 +24,7 @@ from swetui.engine.symbols.neighbours import (
     neighbourhood,
     raise_sites,
 )
+from swetui.engine.symbols.semantic import Rerank
 from swetui.engine.symbols.symbol_map import SymbolIndex
 
 MAX_SPAN_FILE_BYTES = 2_000_000
@@ -48,17 +49,18 @@ def _raising(index: SymbolIndex, text: str) -> tuple[list[Hit], list[str]]:
     return hits, fragments
 
 
-def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = ()) -> list[Hit]:
+def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
+              rerank: Rerank | None = None) -> list[Hit]:
     """What the request needs from the map, strongest first, then what those use that the
-    request is about."""
+    request is about (described behaviour ranked by meaning too when `rerank` is given)."""
     scores = Relevance(index, text, near=near)
-    hits = _direct_hits(index, text, near, scores)
+    hits = _direct_hits(index, text, near, scores, rerank)
     used = callees(index, hits, text)
     return hits + used + neighbourhood(index, hits + used, scores)
 
 
 def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
-                 scores: Relevance) -> list[Hit]:
+                 scores: Relevance, rerank: Rerank | None = None) -> list[Hit]:
     hits, fragments = _raising(index, text)
     if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
         text = "\n".join(line for line in text.splitlines()
@@ -76,7 +78,7 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
             if cls is definition and not any(h.how == "message" for h in hits):
                 hits += raise_sites(index, rel, cls, text)  # `httpx.StreamConsumed: …`
     if not hits:
-        hits += described(index, text, scores=scores)
+        hits += described(index, text, scores=scores, rerank=rerank)
     return hits
 
 
@@ -87,11 +89,12 @@ def span_title(span: Span) -> str:
 
 
 def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[str] = (),
-                 exclude: Callable[[str], bool] | None = None) -> Iterator[tuple[Span, str]]:
+                 exclude: Callable[[str], bool] | None = None,
+                 rerank: Rerank | None = None) -> Iterator[tuple[Span, str]]:
     """(span, the block to send) for each file the request's hits fall in, best first."""
     spans: dict[str, Span] = {}
     texts: dict[str, list[str]] = {}
-    for hit in find_hits(index, text, near):
+    for hit in find_hits(index, text, near, rerank):
         if exclude is not None and exclude(hit.path):
             continue
         lines = texts.get(hit.path)

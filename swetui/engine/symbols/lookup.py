@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from swetui.engine.symbols import ranking
 from swetui.engine.symbols.extract import Definition, FileSymbols
+from swetui.engine.symbols.semantic import Rerank
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import STOP_WORDS, prose_stems, stems_of_identifier
 
@@ -296,9 +297,10 @@ class Relevance:
 
 def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
               within: set[str] | None = None, limit: int | None = None,
-              scores: Relevance | None = None) -> list[Hit]:
-    """Definitions whose words best match the behaviour `text` describes (`relevance`), kept
-    while they score a healthy share of the best one. Only files in `within` when given."""
+              scores: Relevance | None = None, rerank: Rerank | None = None) -> list[Hit]:
+    """Definitions whose words best match the behaviour `text` describes (`relevance`), the
+    best re-ordered by `rerank` (by meaning, `semantic`) when given, kept while they score a
+    healthy share of the best one. Only files in `within` when given."""
     limit = MAX_BEHAVIOUR if limit is None else limit
     if scores is None:
         scores = Relevance(index, text, near=near, within=within)
@@ -307,6 +309,8 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
         return []
     if not TESTS.search(text) and any(file_weight(rel) == 1.0 for _s, rel, _d in scored):
         scored = [entry for entry in scored if file_weight(entry[1]) == 1.0]  # source first
+    if rerank is not None:
+        scored = rerank(text, scored)
     best = scored[0][0]
     hits: list[Hit] = []
     covered: set[str] = set()

