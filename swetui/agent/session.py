@@ -55,6 +55,7 @@ from swetui.engine.events import CompactionFinished, EngineNotice
 from swetui.engine.items import ContextItem
 from swetui.engine.project_scan import Progress
 from swetui.engine.store import SessionInfo, list_sessions
+from swetui.engine.symbols.semantic import MODEL
 from swetui.engine.watcher import WorkspaceWatcher, refresh
 from swetui.engine.workspace import Workspace, open_workspace
 from swetui.options import LaunchOptions, settings_for
@@ -189,7 +190,8 @@ class AgentSession:
         loop = TurnLoop(text, engine=self.engine, bus=self.bus, record=self.record,
                         provider=self.provider, model=self.model, toolbox=self.toolbox,
                         root=self.root, before_request=self._before_request,
-                        symbols=self.repo_map.index, prices=self.prices)
+                        symbols=self.repo_map.index, prices=self.prices,
+                        semantic=MODEL if self.settings.rank_by_meaning else None)
         self._task = asyncio.create_task(loop.run(), name="swetui-turn")
         try:
             finished = await asyncio.shield(self._task)

