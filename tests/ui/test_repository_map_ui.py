@@ -5,10 +5,12 @@ the inspector when the build ends."""
 from __future__ import annotations
 
 import threading
+import time
 
 from swetui.agent.repository_map import ITEM_ID
 from swetui.engine.items import ItemState
-from tests.ui.waits import until
+from tests.ui.waits import type_keys, until
+from tests.waiting import WAIT
 
 
 async def test_the_screen_is_up_while_the_map_builds_and_the_outline_arrives_after(
@@ -38,7 +40,8 @@ async def test_the_screen_is_up_while_the_map_builds_and_the_outline_arrives_aft
 
 async def test_typing_works_while_the_map_build_keeps_a_thread_busy(make_app) -> None:
     # The build spins in Python (holding the interpreter whenever it may) until the test has
-    # seen its keystrokes on the screen: a build on the screen's own thread never returns.
+    # seen its keystrokes on the screen. A build on the screen's own thread would hold the
+    # keys back until it gave up spinning (after WAIT), and be over by the time they showed.
     app = make_app()
     repo_map = app.session.repo_map
     repo_map.enabled = True
@@ -46,7 +49,8 @@ async def test_typing_works_while_the_map_build_keeps_a_thread_busy(make_app) ->
 
     def busy(rel: str) -> bool:
         spinning.set()
-        while not typed.is_set():  # set at the end of the test whatever happens
+        give_up = time.monotonic() + WAIT
+        while not typed.is_set() and time.monotonic() < give_up:  # typed: set at the end
             pass
         return False
 
@@ -54,7 +58,7 @@ async def test_typing_works_while_the_map_build_keeps_a_thread_busy(make_app) ->
     try:
         async with app.run_test(size=(140, 40)) as pilot:
             await until(pilot, spinning.is_set, "the build is busy")
-            await pilot.press(*"where is greet")
+            type_keys(pilot, "where is greet")  # pilot.press would wait a second a key
             await until(pilot, lambda: app.screen.prompt.input.text == "where is greet",
                         "the keystrokes reached the prompt")
             assert not repo_map.map.ready.is_set()  # while the build was still running

@@ -16,7 +16,9 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel
+from textual import events
 from textual.command import CommandInput, CommandList, CommandPalette
+from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
 from swetui.agent.turn_events import TurnFinished
@@ -43,6 +45,18 @@ async def submit(pilot: Pilot, text: str) -> None:
     prompt.move_cursor(prompt.document.end)
     await pilot.pause()
     await pilot.press("enter")
+
+
+def type_keys(pilot: Pilot, text: str) -> None:
+    """Send `text` to the app one key event a character, as the terminal's driver does,
+    without Pilot's wait after each key: `press` waits for the whole process to look idle
+    (its CPU time flat for 20 ms) twice a key, which a thread kept busy never allows, so
+    each wait runs to its one-second limit. The caller waits on what the keys did."""
+    app = pilot.app
+    for char in text:
+        key = events.Key(char if char.isalnum() else _character_to_key(char), char)
+        key.set_sender(app)
+        app.post_message(key)
 
 
 class SessionEvents:
