@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +31,9 @@ WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 (damaged, or another model under the same name) is refused, not run."""
 MAX_TOKENS = 128
 """Tokens kept of one text (the model was trained on 128; a definition's head fits)."""
-BATCH_TOKENS = 512
+BATCH_TOKENS = 256
 """Token rows (texts x the longest one's tokens) encoded together at most."""
+TOKEN_EMBEDDINGS = "embeddings.word_embeddings.weight"
 LAYERS = 6
 HEADS = 12
 EPS = 1e-12
@@ -95,16 +97,34 @@ def _gelu(x: Vectors) -> Vectors:
 
 
 def _read_weights(path: str) -> dict[str, Vectors]:
-    """Every tensor of the file, each copied out under its own mapping of the file: one
-    mapping for them all keeps every page of it resident beside the copies until the end
-    (a peak of twice the weights, 80 MB more than this)."""
+    """Every tensor of the file, each copied out under its own mapping of the file (one
+    mapping for them all keeps every page of it resident beside the copies until the end:
+    a peak of twice the weights), except the token embeddings: 47 MB of which a request
+    uses a few rows, left mapped read-only, so only the rows read become resident."""
     with safe_open(path, framework="np") as tensors:
-        keys = list(tensors.keys())
-    weights = {}
+        keys = [key for key in tensors.keys() if key != TOKEN_EMBEDDINGS]
+    weights = {TOKEN_EMBEDDINGS: _mapped(path, TOKEN_EMBEDDINGS)}
     for key in keys:
         with safe_open(path, framework="np") as tensors:
             weights[key] = tensors.get_tensor(key)
     return weights
+
+
+def _mapped(path: str, key: str) -> Vectors:
+    """Tensor `key` of a safetensors file, mapped, not copied. The format (a little-endian
+    64-bit header length, a JSON header of each tensor's dtype, shape and byte range, then
+    the data) is safetensors' documented layout; the library itself only copies."""
+    with open(path, "rb") as file:
+        size = int.from_bytes(file.read(8), "little")
+        header = json.loads(file.read(size))
+    entry = header[key]
+    begin, end = entry["data_offsets"]
+    shape = tuple(entry["shape"])
+    if entry["dtype"] != "F32" or end - begin != 4 * math.prod(shape):
+        raise EncoderUnavailable(f"{key} in {path} is not the expected float32 tensor")
+    mapped: Vectors = np.memmap(path, dtype=np.float32, mode="r", offset=8 + size + begin,
+                                shape=shape)
+    return mapped
 
 
 class Encoder:
@@ -129,7 +149,7 @@ class Encoder:
         self._blas = ThreadpoolController()
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
-        self._words = weights["embeddings.word_embeddings.weight"]
+        self._words = weights[TOKEN_EMBEDDINGS]
         self._positions = weights["embeddings.position_embeddings.weight"]
         self._type0 = weights["embeddings.token_type_embeddings.weight"][0]
         self._norm0 = (weights["embeddings.LayerNorm.weight"],
@@ -170,7 +190,7 @@ class Encoder:
         ids = [e.ids for e in encodings]
         # Texts of like length share a batch, so padding costs little; a batch holds at
         # most BATCH_TOKENS token rows, so its activations stay small (32 texts of 128
-        # tokens in one batch took 360 MB at their peak; 512 rows take about 50 MB).
+        # tokens in one batch took 360 MB at their peak; 256 rows take about 25 MB).
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         out = np.zeros((len(ids), self._words.shape[1]), dtype=np.float32)
         chunk: list[int] = []
