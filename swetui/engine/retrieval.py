@@ -23,6 +23,7 @@ from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin,
 from swetui.engine.payloads import FilePayload, GrepPayload
 from swetui.engine.retrieval_spans import span_title, symbol_spans
 from swetui.engine.sources import read_workspace_text
+from swetui.engine.spans import Span
 from swetui.engine.symbols.languages import language_of
 from swetui.engine.symbols.lookup import file_weight
 from swetui.engine.symbols.semantic import MODEL, ModelLoader, SemanticRanker
@@ -46,6 +47,10 @@ GREP_CHUNK = 256
 MAX_NAMED_FILES = 8
 MAX_NAMED_LINES = 1_000
 """A named file longer than this is cut; what is sent says where and how to read on."""
+WHOLE_NAMED_LINES = 150
+"""A named file longer than this in which the map finds what the request asks about
+(`In httpx/_urlparse.py, where are '..' segments dropped?`) is sent as those spans (their
+note says how to read the rest), not whole."""
 MAX_COUNT_BYTES = 32_000_000
 TASK_TOKENS = 51_200
 """The task layer's budget when the engine has none (20% of a 256k window)."""
@@ -172,16 +177,26 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         for rel in refused:
             result.notes.append(f"{rel}: may hold secrets, not read")
         named = [rel for rel in named if rel not in refused]
+    found_spans: list[tuple[Span, str]] = []
+    ranker = SemanticRanker(root, semantic) \
+        if symbols is not None and semantic is not None else None
+    if symbols is not None:
+        prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
+        found_spans = list(symbol_spans(root, symbols, prose, near=named, exclude=exclude,
+                                        rerank=ranker))
+    spanned = {span.path for span, _body in found_spans}
     for rel in named[:MAX_NAMED_FILES]:
+        lines = count_lines(root / rel) if rel in spanned else 0
+        if lines > WHOLE_NAMED_LINES:  # the parts asked about, not the whole file
+            result.notes.append(f"{rel}: the parts the request asks about, not all "
+                                f"{lines:,} lines")
+            continue
         _read_named(root, rel, max_file_bytes, make, result)
     paths = {m.group(0) for m in _PATH.finditer(text)}
     found = 0
     if symbols is not None:
-        prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
         room_before = room
-        ranker = SemanticRanker(root, semantic) if semantic is not None else None
-        for span, body in symbol_spans(root, symbols, prose, near=named, exclude=exclude,
-                                       rerank=ranker):
+        for span, body in found_spans:
             found += 1
             if room_before - room + engine.counter.count(body) > FOUND_TOKENS:
                 result.notes.append(f"{span_title(span)} left out: retrieval's "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from swetui.engine.retrieval_members import focus_members, member_lines
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import Span, definition_lines, render
 from swetui.engine.symbols.lookup import (
@@ -111,6 +112,11 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
             chosen = definition_lines(symbols, hit.definition, lines, focus=hit.line)
             reason = f"{hit.definition.qualname}: {hit.reason}" \
                 if not hit.reason.startswith(hit.definition.qualname) else hit.reason
+            picked = focus_members(index, hit.path, hit.definition, text) \
+                if hit.how in ("named", "described") else []
+            if picked:  # the members the request is about, not the whole class
+                chosen, said = member_lines(symbols, hit.definition, picked, lines)
+                reason += f"; {said}"
             if hit.alike:
                 reason += f"; alike, not shown: {', '.join(hit.alike)}"
         else:

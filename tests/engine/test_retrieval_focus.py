@@ -1,0 +1,157 @@
+"""What retrieval attaches for a hit is the part the request is about: a method of a long
+class with the class's header line (its other members by their first line), not the class;
+the definition found in a long file the request names, not the whole file; and the block
+always says which lines of how many it shows and how to read on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swetui.engine.context import ContextEngine
+from swetui.engine.items import ItemKind
+from swetui.engine.retrieval import RetrievalResult, retrieve
+from swetui.engine.retrieval_members import focus_members, member_lines
+from swetui.engine.spans import Span, render
+from swetui.engine.symbols.extract import extract
+from swetui.engine.symbols.symbol_map import SymbolMap
+
+
+def _method(name: str, body: list[str]) -> str:
+    return f"    def {name}(self, ctx, name):\n" + "".join(f"        {line}\n" for line in body)
+
+
+def _filler(count: int) -> list[str]:
+    return [f"step_{n} = self.helper_{n}(ctx)" for n in range(count)] + ["return None"]
+
+
+COLLECTION = (
+    "class CommandCollection(MultiCommand):\n"
+    '    """A multi command that merges several multi commands."""\n\n'
+    + _method("__init__", ["self.sources = []", *_filler(8)]) + "\n"
+    + _method("add_source", ["self.sources.append(ctx)", *_filler(6)]) + "\n"
+    + _method("get_command", [
+        "# Look the command name up in each source in turn; the first one wins.",
+        "for source in self.sources:",
+        "    found = source.get_command(ctx, name)",
+        "    if found is not None:",
+        "        return found", *_filler(4)]) + "\n"
+    + _method("list_commands", ["listed = set()", *_filler(8)]) + "\n"
+    + _method("format_usage", ["formatter = ctx.formatter", *_filler(8)])
+)
+
+
+def ask(root: Path, text: str) -> RetrievalResult:
+    symbols = SymbolMap(root)
+    symbols.build()
+    return retrieve(root, text, ContextEngine(), turn=1, symbols=symbols.index(),
+                    semantic=None)
+
+
+def numbered(content: str) -> dict[int, str]:
+    found = {}
+    for line in content.splitlines()[1:]:
+        match = re.match(r"\s*(\d+)\t(.*)$", line)
+        if match:
+            found[int(match.group(1))] = match.group(2)
+    return found
+
+
+def test_a_method_of_a_long_class_comes_with_the_class_header_not_the_class(
+        tmp_path: Path) -> None:
+    (tmp_path / "core.py").write_text(COLLECTION)
+    result = ask(tmp_path, "When two multi commands of a CommandCollection both have a "
+                           "command, which one wins?")
+    [span] = [item for item in result.items if item.kind is ItemKind.SPAN]
+    shown = numbered(span.content)
+    text = "\n".join(shown.values())
+    assert "class CommandCollection(MultiCommand):" in text
+    assert "found = source.get_command(ctx, name)" in text  # the method, whole
+    assert "def list_commands(self, ctx, name):" in text  # the others by their first line
+    assert "listed = set()" not in text and "self.sources.append(ctx)" not in text
+    header = span.content.splitlines()[0]
+    assert "shown: its get_command" in header and "read_file" in header
+    assert f"{len(shown)} of {len(COLLECTION.splitlines())} lines shown" in header
+
+
+def test_a_request_saying_nothing_beyond_a_class_name_gets_the_class(tmp_path: Path) -> None:
+    (tmp_path / "core.py").write_text(COLLECTION)
+    [span] = [item for item in ask(tmp_path, "Show me CommandCollection").items
+              if item.kind is ItemKind.SPAN]
+    assert "shown: its" not in span.content.splitlines()[0]
+
+
+def test_a_long_named_file_sends_what_the_request_asks_about_not_the_whole_file(
+        tmp_path: Path) -> None:
+    lines = [f"def helper_{n}(value):\n    return value + {n}\n\n" for n in range(100)]
+    lines.insert(50, "def drop_dot_segments(path):\n"
+                     "    # Remove '.' and '..' segments from a path.\n"
+                     "    return [part for part in path.split('/') if part not in ('.', '..')]\n\n")
+    source = "".join(lines)
+    (tmp_path / "urlparse.py").write_text(source)
+    result = ask(tmp_path, "In urlparse.py, where are dot segments dropped from a path?")
+    assert not [item for item in result.items if item.kind is ItemKind.FILE]
+    [span] = [item for item in result.items if item.kind is ItemKind.SPAN]
+    assert "def drop_dot_segments(path):" in "\n".join(numbered(span.content).values())
+    total = len(source.splitlines())
+    assert f"of {total:,} lines shown" in span.content.splitlines()[0]
+    assert "read_file(path='urlparse.py'" in span.content.splitlines()[0]
+
+
+def test_a_short_named_file_is_still_read_whole(tmp_path: Path) -> None:
+    source = ("def drop_dot_segments(path):\n"
+              "    # Remove '.' and '..' segments from a path.\n"
+              "    return path\n\n\ndef other():\n    return 1\n")
+    (tmp_path / "urlparse.py").write_text(source)
+    result = ask(tmp_path, "In urlparse.py, where are dot segments dropped from a path?")
+    [item] = [item for item in result.items if item.kind is ItemKind.FILE]
+    assert item.content == source
+
+
+_NAMES = st.lists(st.sampled_from(["open", "close", "read", "write", "flush", "seek",
+                                   "parse", "render", "merge", "split"]),
+                  min_size=1, max_size=8, unique=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(names=_NAMES, sizes=st.lists(st.integers(1, 30), min_size=8, max_size=8),
+       decorated=st.lists(st.booleans(), min_size=8, max_size=8),
+       picks=st.sets(st.integers(0, 7), max_size=3), gap=st.integers(0, 3))
+def test_a_class_shown_by_members_is_true_to_its_file_and_counts_what_it_shows(
+        names: list[str], sizes: list[int], decorated: list[bool], picks: set[int],
+        gap: int) -> None:
+    source = "import os\n" * gap + "class Stream:\n    '''A stream.'''\n\n" + "".join(
+        ("    @property\n" if decorated[n] else "") + _method(name, _filler(sizes[n]))
+        for n, name in enumerate(names)) + "\nTAIL = 1\n"
+    text = source.splitlines()
+    symbols = extract("stream.py", source.encode(), "python")
+    cls = next(d for d in symbols.definitions if d.qualname == "Stream")
+    methods = [d for d in symbols.definitions if d.qualname.startswith("Stream.")]
+    picked = [methods[n] for n in sorted(picks) if n < len(methods)] or methods[:1]
+    chosen, note = member_lines(symbols, cls, picked, text)
+    assert all(cls.start <= n <= cls.end for n in chosen)  # inside the class, in the file
+    block = render(Span("stream.py", chosen, [note]), text)
+    shown = numbered(block)
+    assert list(shown) == sorted(set(chosen))  # in order, none twice
+    assert all(text[n - 1] == line for n, line in shown.items())
+    assert f"{len(shown):,} of {len(text):,} lines shown" in block.splitlines()[0]
+    for member in picked:  # the picked members whole, their decorators too
+        assert set(range(member.start, member.end + 1)) <= set(shown)
+    for member in methods:  # every other member at least by its first line
+        assert member.start in shown
+
+
+def test_members_are_picked_by_the_request_words_beyond_the_class_name(
+        tmp_path: Path) -> None:
+    (tmp_path / "core.py").write_text(COLLECTION)
+    symbols = SymbolMap(tmp_path)
+    symbols.build()
+    index = symbols.index()
+    [(_rel, cls)] = index.by_name["CommandCollection"]
+    picked = focus_members(index, "core.py", cls, "How does CommandCollection format its "
+                                                 "usage line?")
+    assert [m.name for m in picked] == ["format_usage"]
+    assert focus_members(index, "core.py", cls, "What is CommandCollection?") == []
