@@ -14,6 +14,7 @@ from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.symbols.cache import FILE_NAME
 from swetui.engine.symbols.outline import outline
+from swetui.engine.symbols.semantic import VECTORS_FILE, keep_vectors
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 
 ITEM_ID = "repo-map"
@@ -34,6 +35,8 @@ class RepositoryMap:
         self.engine = engine
         self.enabled = enabled
         self.map = SymbolMap(root, cache_path=cache_path, exclude=exclude)
+        if cache_path is not None:  # what retrieval embeds is kept beside the map
+            keep_vectors(root, cache_path.with_name(VECTORS_FILE))
         self.requested = False
         """Whether the build was asked for (a turn waits for the map only then)."""
         self.pending: set[str] = set()

@@ -155,6 +155,9 @@ class Encoder:
         self._norm0 = (weights["embeddings.LayerNorm.weight"],
                        weights["embeddings.LayerNorm.bias"])
         self._layers = [self._layer(weights, f"encoder.layer.{n}.") for n in range(LAYERS)]
+        self.model_id = WEIGHTS_SHA256
+        """What made the vectors (vectors of another model are not comparable)."""
+        self.dimension = int(self._words.shape[1])
 
     @staticmethod
     def _layer(w: dict[str, Vectors], p: str) -> _Layer:

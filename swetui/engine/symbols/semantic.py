@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING
 
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.symbols.extract import Definition
-from swetui.engine.symbols.semantic_text import definition_text
+from swetui.engine.symbols.semantic_text import definition_text, text_key
 
 if TYPE_CHECKING:
     from swetui.engine.symbols.encoder import Encoder, Vectors
+    from swetui.engine.symbols.semantic_store import VectorStore
 
 Scored = tuple[float, str, Definition]
 """(score, file, definition), as `lookup.described` ranks them."""
@@ -50,6 +51,9 @@ CACHE_SIZE = 20_000
 """Definition vectors kept (1.5 KB each)."""
 MAX_FILE_BYTES = 2_000_000
 ENCODER_MODULE = "swetui.engine.symbols.encoder"
+STORE_MODULE = "swetui.engine.symbols.semantic_store"
+VECTORS_FILE = "vectors.sqlite"
+"""The vectors' file, beside the symbol map's cache in `.swetui/symbols/`."""
 
 
 class ModelLoader:
@@ -65,6 +69,7 @@ class ModelLoader:
         self._loaded = threading.Event()
         self._lock = threading.Lock()
         self._started = False
+        self._stores: dict[Path, VectorStore] = {}
 
     def get(self, wait: float = LOAD_WAIT) -> Encoder | None:
         """The encoder, waiting up to `wait` seconds for it to load; None when it cannot
@@ -77,6 +82,21 @@ class ModelLoader:
         if self.encoder is None and self.error is None:
             return None  # still loading: this request ranks by words
         return self.encoder
+
+    def store(self, path: Path) -> VectorStore | None:
+        """The vectors this model made kept on disk at `path` (opened once); None until
+        the model is loaded."""
+        if self.encoder is None:
+            return None
+        with self._lock:
+            found = self._stores.get(path)
+            if found is None:
+                # Imported here: numpy is part of the optional `embeddings` extra, present
+                # once the encoder loaded.
+                module = importlib.import_module(STORE_MODULE)
+                found = self._stores[path] = module.VectorStore(
+                    path, self.encoder.model_id, self.encoder.dimension)
+            return found
 
     def _load(self) -> None:
         try:
@@ -126,6 +146,15 @@ class VectorCache:
 
 VECTORS = VectorCache()
 """The process's definition vectors (keyed by the text embedded, so an edit misses)."""
+STORE_PATHS: dict[Path, Path] = {}
+"""Where the vectors embedded for a workspace (by its resolved root) are kept on disk, when
+its session keeps a symbol map cache (`keep_vectors`)."""
+
+
+def keep_vectors(root: Path, path: Path) -> None:
+    """Keep the vectors embedded for `root`'s definitions in `path` as well as in memory,
+    so a later session reads them instead of embedding them again."""
+    STORE_PATHS[Path(root).resolve()] = path
 
 
 class SemanticRanker:
@@ -133,10 +162,12 @@ class SemanticRanker:
     only when first called."""
 
     def __init__(self, root: Path, model: ModelLoader = MODEL,
-                 cache: VectorCache = VECTORS) -> None:
+                 cache: VectorCache = VECTORS, store: Path | None = None) -> None:
         self.root = root
         self.model = model
         self.cache = cache
+        self.store_path = store if store is not None else STORE_PATHS.get(Path(root).resolve())
+        """The vectors' file on disk, if any (`keep_vectors`)."""
         self.embedded = 0
         """Definitions this ranker had to embed (not found in the cache)."""
         self.notice: str | None = None
@@ -196,10 +227,19 @@ class SemanticRanker:
         missing = list(dict.fromkeys(text for text, vector in zip(texts, found, strict=True)
                                      if vector is None))
         fresh: dict[str, Vectors] = {}
+        store = self.model.store(self.store_path) if self.store_path is not None else None
+        if missing and store is not None:
+            keys = {text: text_key(text) for text in missing}
+            kept = store.get(list(keys.values()))
+            fresh = {text: kept[key] for text, key in keys.items() if key in kept}
+            missing = [text for text in missing if text not in fresh]
         if missing:
             self.embedded += len(missing)
-            fresh = dict(zip(missing, encoder.encode(missing), strict=True))
-            for text, vector in fresh.items():
-                self.cache.put(text, vector)
+            made = dict(zip(missing, encoder.encode(missing), strict=True))
+            if store is not None:
+                store.put({text_key(text): vector for text, vector in made.items()})
+            fresh |= made
+        for text, vector in fresh.items():
+            self.cache.put(text, vector)
         return [fresh[text] if vector is None else vector
                 for text, vector in zip(texts, found, strict=True)]

@@ -4,9 +4,11 @@ not its whole body."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from swetui.engine.symbols.extract import Definition
+from swetui.secrets import redact
 
 HEAD_LINES = 12
 """Lines read from a definition's first line on (signature and docstring)."""
@@ -38,4 +40,9 @@ def definition_text(definition: Definition, lines: list[str]) -> str:
             for line in lines[definition.start - 1:min(definition.end,
                                                          definition.start - 1 + HEAD_LINES)]]
     text = " ".join([name + ":", *above, *(line for line in head if line)])
-    return _SPACE.sub(" ", text)[:MAX_CHARS]
+    return redact(_SPACE.sub(" ", text)[:MAX_CHARS])  # nor a secret's vector on disk
+
+
+def text_key(text: str) -> bytes:
+    """The key a text's vector is kept under on disk (its SHA-256: the text is not stored)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
