@@ -22,6 +22,7 @@ from swetui.agent.cost import NOTHING
 from swetui.agent.events import ApprovalDecided
 from swetui.agent.pricing import PriceBook
 from swetui.agent.sensitive import is_secret_file
+from swetui.agent.shown_by_tools import retire_shown_by_tools
 from swetui.agent.tool_results import add_tool_result
 from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.base import ToolError
@@ -165,6 +166,7 @@ class TurnLoop:
                 if not outcome.calls:
                     break
                 await self._run_tools(outcome.calls)
+                retire_shown_by_tools(self.engine, turn)  # what a tool showed, not twice
             else:
                 error = f"stopped after {MAX_STEPS} model calls in one turn"
             return self._finish(interrupted=cut_short, error=error)
