@@ -174,6 +174,26 @@ def quoted(text: str) -> list[str]:
             for m in _QUOTED.finditer(text)]
 
 
+def _pasted_part(part: str, text: str) -> str:
+    """What `text` pastes of a literal's fixed `part`: all of it, or the longest start of
+    a long one (a message of several sentences of which the request pastes the first);
+    empty when neither."""
+    if len(part) < 4:
+        return ""
+    if part in text:
+        return part
+    if len(part) <= LONG_MATCH or part[:LONG_MATCH] not in text:
+        return ""
+    low, high = LONG_MATCH, len(part) - 1  # a start in the text: so is every shorter one
+    while low < high:
+        middle = (low + high + 1) // 2
+        if part[:middle] in text:
+            low = middle
+        else:
+            high = middle - 1
+    return part[:low]
+
+
 def raising(index: SymbolIndex, text: str, limit: int = 2) -> tuple[list[Hit], list[str]]:
     """The code behind an error message in `text`: string literals whose fixed parts the
     text contains, or that equal a term it quotes (most matched characters first); and the
@@ -195,7 +215,7 @@ def raising(index: SymbolIndex, text: str, limit: int = 2) -> tuple[list[Hit], l
             total = sum(len(p) for p in fixed)
             if total < MIN_LITERAL_CHARS or total > 400 or " " not in whole:
                 continue  # identifiers in `__all__` and the like are no messages
-            matched = [p for p in fixed if len(p) >= 4 and p in lowered]
+            matched = [found for found in (_pasted_part(p, lowered) for p in fixed) if found]
             count = sum(len(p) for p in matched)
             if count >= MIN_LITERAL_CHARS and (count / total >= MIN_LITERAL_SHARE
                                                or count >= LONG_MATCH):
