@@ -9,7 +9,14 @@ from pathlib import Path
 
 from swetui.engine.retrieval_members import focus_members, member_lines
 from swetui.engine.sources import read_workspace_text
-from swetui.engine.spans import Span, definition_lines, render
+from swetui.engine.spans import (
+    SECONDARY_LINES,
+    Span,
+    by_words,
+    definition_lines,
+    render,
+    worded_lines,
+)
 from swetui.engine.symbols.lookup import (
     Hit,
     Relevance,
@@ -27,6 +34,7 @@ from swetui.engine.symbols.neighbours import (
 )
 from swetui.engine.symbols.semantic import Rerank
 from swetui.engine.symbols.symbol_map import SymbolIndex
+from swetui.engine.symbols.words import prose_stems
 
 MAX_SPAN_FILE_BYTES = 2_000_000
 LINE_CONTEXT = 3
@@ -83,6 +91,24 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
     return hits
 
 
+_WHICH = {"used": "its first and those saying the request's rarest words",
+          "message": "its first and the raise", "raises": "its first and the raise"}
+
+
+def _secondary(hit: Hit, lines: list[str], weigh: Callable[[str], float],
+               messages: int) -> Callable[[int], float] | None:
+    """How to weigh the lines of a hit beside the answer (what a hit uses or sits next to,
+    a second literal of the message, where its exception is raised); None for the answer."""
+    if hit.how == "used":
+        return by_words(lines, weigh)
+    if hit.how == "message" and messages > 1:
+        return lambda number: 1.0 if number == hit.line else 0.0
+    if hit.how == "raises":
+        name = hit.reason.rsplit(" ", 1)[-1]
+        return lambda number: 1.0 if name in lines[number - 1] else 0.0
+    return None
+
+
 def span_title(span: Span) -> str:
     lines = sorted(span.lines)
     where = f"{lines[0]}-{lines[-1]}" if lines else ""
@@ -95,6 +121,12 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
     """(span, the block to send) for each file the request's hits fall in, best first."""
     spans: dict[str, Span] = {}
     texts: dict[str, list[str]] = {}
+    asked = set(prose_stems(text))
+
+    def weigh(stem: str) -> float:
+        return index.idf(stem) if stem in asked else 0.0
+
+    messages = 0
     for hit in find_hits(index, text, near, rerank):
         if exclude is not None and exclude(hit.path):
             continue
@@ -109,6 +141,7 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
             lines = texts[hit.path] = loaded.text.splitlines()
         symbols = index.by_file[hit.path]
         if hit.definition is not None:
+            messages += hit.how == "message"
             chosen = definition_lines(symbols, hit.definition, lines, focus=hit.line)
             reason = f"{hit.definition.qualname}: {hit.reason}" \
                 if not hit.reason.startswith(hit.definition.qualname) else hit.reason
@@ -117,6 +150,13 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
             if picked:  # the members the request is about, not the whole class
                 chosen, said = member_lines(symbols, hit.definition, picked, lines)
                 reason += f"; {said}"
+            size = hit.definition.end - hit.definition.start + 1
+            score = _secondary(hit, lines, weigh, messages)
+            if score is not None and size > SECONDARY_LINES:  # beside the answer: in part
+                chosen = worded_lines(symbols, hit.definition, lines, score)
+                inside = [n for n in chosen
+                          if hit.definition.start <= n <= hit.definition.end]
+                reason += f"; {len(inside)} of its {size} lines: {_WHICH[hit.how]}"
             if hit.alike:
                 reason += f"; alike, not shown: {', '.join(hit.alike)}"
         else:

@@ -5,13 +5,17 @@ its outline (header, docstring, the first line of each member)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from swetui.engine.symbols.extract import Definition, FileSymbols
+from swetui.engine.symbols.words import stems_of_identifier
 
 MAX_SPAN_LINES = 80
 """A function longer than this is cut (the header says so and how to read on)."""
 CLASS_HEAD_LINES = 12
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass
@@ -68,6 +72,45 @@ def definition_lines(symbols: FileSymbols, definition: Definition, text: list[st
     if parent is not None:
         chosen.insert(0, parent.start)
     return sorted(set(chosen))
+
+
+SECONDARY_LINES = 25
+"""A definition brought beside a hit (one it uses or sits next to, a second raise of the
+message, where its exception is raised) longer than this is shown by its first line and the
+lines that matter (saying the request's rarest words; the raise), not whole."""
+WORD_LINES = 10
+"""Lines of such a definition shown for the request's words, at most (with one line either
+side of each)."""
+
+
+def worded_lines(symbols: FileSymbols, definition: Definition, text: list[str],
+                 score: Callable[[int], float]) -> list[int]:
+    """The first line of `definition` (decorators, its class's header) and its lines that
+    `score` weighs most (0: not at all), each with the line either side, WORD_LINES of them
+    at most."""
+    start = _decorators(text, definition.start)
+    end = min(definition.end, len(text))
+    head = set(range(start, definition.start + 1))
+    chosen = set(head)
+    scored = [(-weight, number) for number in range(definition.start + 1, end + 1)
+              if (weight := score(number)) > 0]
+    for _weight, number in sorted(scored):
+        window = set(range(max(start, number - 1), min(end, number + 1) + 1))
+        if len((chosen | window) - head) > WORD_LINES:
+            break
+        chosen |= window
+    parent = _parent(symbols, definition)
+    if parent is not None:
+        chosen.add(parent.start)
+    return sorted(chosen)
+
+
+def by_words(text: list[str], weigh: Callable[[str], float]) -> Callable[[int], float]:
+    """A line's weight: what its words' stems weigh (`weigh`: a stem's weight, 0 if none)."""
+    def score(number: int) -> float:
+        return sum(weigh(stem) for token in _WORD.findall(text[number - 1])
+                   for stem in stems_of_identifier(token))
+    return score
 
 
 def render(span: Span, text: list[str]) -> str:

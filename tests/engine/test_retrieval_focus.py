@@ -1,7 +1,8 @@
 """What retrieval attaches for a hit is the part the request is about: a method of a long
 class with the class's header line (its other members by their first line), not the class;
-the definition found in a long file the request names, not the whole file; and the block
-always says which lines of how many it shows and how to read on."""
+the definition found in a long file the request names, not the whole file; a long
+definition beside the hit by its first line and the lines saying the request's words; and
+the block always says which lines of how many it shows and how to read on."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind
 from swetui.engine.retrieval import RetrievalResult, retrieve
 from swetui.engine.retrieval_members import focus_members, member_lines
-from swetui.engine.spans import Span, render
+from swetui.engine.spans import WORD_LINES, Span, by_words, render, worded_lines
 from swetui.engine.symbols.extract import extract
 from swetui.engine.symbols.symbol_map import SymbolMap
 
@@ -155,3 +156,56 @@ def test_members_are_picked_by_the_request_words_beyond_the_class_name(
                                                  "usage line?")
     assert [m.name for m in picked] == ["format_usage"]
     assert focus_members(index, "core.py", cls, "What is CommandCollection?") == []
+
+
+def test_a_long_definition_beside_the_hit_shows_its_first_line_and_the_asked_words(
+        tmp_path: Path) -> None:
+    helper = ("def decode_chunked_body(stream):\n"
+              "    parts = []\n"
+              + "".join(f"    parts.append(stream.read_{n}())\n" for n in range(40))
+              + "    # the trailer after the last chunk is dropped here\n"
+              + "    trailer = stream.read_trailer()\n"
+              + "    return parts\n")
+    source = ("def read_body(stream):\n"
+              "    return decode_chunked_body(stream)\n\n\n" + helper)
+    (tmp_path / "body.py").write_text(source)
+    result = ask(tmp_path, "How does `read_body` handle the trailer after the last chunk?")
+    [span] = [item for item in result.items if item.kind is ItemKind.SPAN]
+    shown = numbered(span.content)
+    text = "\n".join(shown.values())
+    assert "return decode_chunked_body(stream)" in text  # the hit, whole
+    assert "def decode_chunked_body(stream):" in text  # what it uses: its first line
+    assert "trailer = stream.read_trailer()" in text  # and where it says the words
+    assert "parts.append(stream.read_20())" not in text
+    size = len(helper.splitlines())
+    header = span.content.splitlines()[0]
+    inside = [n for n in shown if n > 4]  # the helper starts at line 5
+    assert f"{len(inside)} of its {size} lines" in header
+    assert "read_file(path='body.py'" in header
+    assert f"{len(shown)} of {len(source.splitlines())} lines shown" in header
+
+
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(1, 80), said=st.sets(st.integers(0, 79), max_size=20),
+       decorated=st.booleans(), gap=st.integers(0, 3))
+def test_a_definition_shown_by_its_words_is_inside_it_and_counts_what_it_shows(
+        size: int, said: set[int], decorated: bool, gap: int) -> None:
+    body = [f"    value = asked_word_{n}" if n in said else f"    value = other_{n}"
+            for n in range(size)]
+    source = "x = 1\n" * gap + ("@cache\n" if decorated else "") + "def helper():\n" \
+        + "\n".join(body) + "\n"
+    text = source.splitlines()
+    symbols = extract("helper.py", source.encode(), "python")
+    [helper] = [d for d in symbols.definitions if d.name == "helper"]
+    chosen = worded_lines(symbols, helper, text,
+                          by_words(text, lambda stem: 1.0 if stem.startswith("ask") else 0.0))
+    first = gap + 1
+    assert chosen[0] == first and helper.start in chosen  # its first line, decorators too
+    assert all(first <= n <= helper.end for n in chosen)
+    assert len([n for n in chosen if n > helper.start]) <= WORD_LINES
+    assert chosen == sorted(set(chosen))
+    if any(n < size for n in said):
+        assert any("asked_word" in text[n - 1] for n in chosen)
+    header = render(Span("helper.py", chosen, ["why"]), text).splitlines()[0]
+    assert (f"{len(chosen):,} of {len(text):,} lines shown" in header
+            if len(chosen) < len(text) else f"all {len(text):,} lines" in header)
