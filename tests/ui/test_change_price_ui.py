@@ -41,8 +41,8 @@ async def test_the_inspector_says_what_d_would_do_before_it_is_pressed(make_app,
                                                                        demo: Path) -> None:
     with_memory(demo)
     app = make_app()
+    await long_session(app, demo, turns=3)
     async with app.run_test(size=(140, 45)) as pilot:
-        await long_session(app, demo, turns=3)
         history = sent_as_anthropic(app)
         engine = app.session.engine
         oldest = next(item for item in engine if item.kind is ItemKind.TOOL_CALL)
@@ -63,8 +63,8 @@ async def test_the_inspector_says_what_d_would_do_before_it_is_pressed(make_app,
 async def test_the_compaction_preview_says_what_it_uncaches(make_app, demo: Path) -> None:
     with_memory(demo)
     app = make_app()
+    await long_session(app, demo)
     async with app.run_test(size=(100, 30)) as pilot:
-        await long_session(app, demo)
         history = sent_as_anthropic(app)
         plan = app.session.preview_compaction()
         await submit(pilot, "/compact")
@@ -81,8 +81,8 @@ async def test_the_compaction_preview_says_what_it_uncaches(make_app, demo: Path
 async def test_the_editor_prices_the_edit_as_it_is_typed(make_app, demo: Path) -> None:
     with_memory(demo)
     app = make_app()
+    await long_session(app, demo, turns=3)
     async with app.run_test(size=(140, 45)) as pilot:
-        await long_session(app, demo, turns=3)
         history = sent_as_anthropic(app)
         engine = app.session.engine
         oldest = next(item for item in engine if item.kind is ItemKind.TOOL_CALL)
@@ -103,8 +103,8 @@ async def test_a_model_switch_says_what_it_uncaches_and_waits_for_a_second_ask(
         make_app, demo: Path) -> None:
     with_memory(demo)
     app = make_app()
+    await long_session(app, demo, turns=2)
     async with app.run_test(size=(140, 45)) as pilot:
-        await long_session(app, demo, turns=2)
         sent_as_anthropic(app)
         app.session.model = SONNET
         engine = app.session.engine

@@ -45,8 +45,8 @@ async def _compact(pilot, app: SweTuiApp, count: int) -> None:
 
 async def test_undo_and_compactions_leave_no_clutter(make_app, demo: Path) -> None:
     app = make_app()
+    await long_session(app, demo)
     async with app.run_test(size=(140, 45)) as pilot:
-        await long_session(app, demo)
         await pilot.press("f4")
         await settle(pilot)
         before = await _history_header(pilot, app)

@@ -19,8 +19,8 @@ def _compactions(app) -> int:
 
 async def test_compact_shows_a_preview_and_esc_changes_nothing(make_app, demo: Path) -> None:
     app = make_app()
+    await long_session(app, demo)
     async with app.run_test(size=(100, 30)) as pilot:
-        await long_session(app, demo)
         before = app.session.engine.assemble().request.canonical_json()
         plan = app.session.preview_compaction()
         await submit(pilot, "/compact")
@@ -38,8 +38,8 @@ async def test_compact_shows_a_preview_and_esc_changes_nothing(make_app, demo: P
 
 async def test_enter_in_the_preview_compacts_to_the_figure_shown(make_app, demo: Path) -> None:
     app = make_app()
+    await long_session(app, demo)
     async with app.run_test(size=(100, 30)) as pilot:
-        await long_session(app, demo)
         plan = app.session.preview_compaction()
         await submit(pilot, "/compact")
         await until(pilot, lambda: isinstance(app.screen, CompactionPreview), "the preview")
@@ -51,8 +51,8 @@ async def test_enter_in_the_preview_compacts_to_the_figure_shown(make_app, demo:
 async def test_c_in_the_inspector_previews_then_clears_the_selection(make_app,
                                                                    demo: Path) -> None:
     app = make_app()
+    await long_session(app, demo)
     async with app.run_test(size=(100, 30)) as pilot:
-        await long_session(app, demo)
         inspector = app.screen.inspector
         first = next(item for item in app.session.engine  # the oldest read's output
                      if item.kind.value == "tool_call" and item.state == ItemState.INCLUDED)
