@@ -6,6 +6,7 @@ from __future__ import annotations
 import compileall
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import swetui
+
+# pytest keeps the test modules it rewrote for their asserts as bytecode, unless Python is told
+# not to write any (PYTHONDONTWRITEBYTECODE, set on this development machine): then every
+# worker of every run rewrites all ~180 of them again, 4-5 s of CPU each. Set here, before the
+# test modules are imported; nothing else is written but their bytecode (in __pycache__/).
+sys.dont_write_bytecode = False
 
 
 def pytest_configure(config: pytest.Config) -> None:
