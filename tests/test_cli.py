@@ -3,12 +3,17 @@ import subprocess
 import sys
 
 from swetui import __version__
+from tests.in_process import call_main
 from tests.trusted import trust_workspace
 
 
 def swetui(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "swetui", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=60)
+    """The headless commands in-process (tests/in_process.py); --version and --help, whose
+    start-up is what they are about, as a process."""
+    if args[0].startswith("-"):
+        return subprocess.run([sys.executable, "-m", "swetui", *args], capture_output=True,
+                              text=True, cwd=cwd, timeout=60)
+    return call_main(*args, cwd=cwd)
 
 
 def test_version_and_help():
