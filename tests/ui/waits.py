@@ -138,7 +138,7 @@ async def palette(pilot: Pilot, text: str, expect: str) -> None:
     await pilot.press("ctrl+p")
     await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette opened")
     screen = app.screen
-    await pilot.press(*text)
+    type_keys(pilot, text)  # as fast as a person types; `found` waits for the search
 
     def found() -> bool:
         if screen.query_one(CommandInput).value != text:
