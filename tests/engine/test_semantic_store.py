@@ -170,3 +170,21 @@ def _texts(root: Path) -> dict[str, str]:
     lines = (root / "net.py").read_text(encoding="utf-8").splitlines()
     return {d.name: definition_text(d, lines)
             for d in symbols.index().by_file["net.py"].definitions}
+
+
+def test_a_file_another_session_is_writing_is_skipped_not_deleted(tmp_path: Path) -> None:
+    path = tmp_path / "vectors.sqlite"
+    mine = VectorStore(path, "model-a", DIM)
+    mine.put({text_key("kept"): _unit(1)})
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another session in the middle of its write
+    try:
+        mine.put({text_key("new"): _unit(2)})  # skipped after a short wait
+        assert VectorStore(path, "model-a", DIM).get([text_key("kept")]) == {}  # busy too
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    found = VectorStore(path, "model-a", DIM).get([text_key("kept"), text_key("new")])
+    assert list(found) == [text_key("kept")]  # the file was not started again
+    mine.put({text_key("new"): _unit(2)})
+    assert len(mine.get([text_key("kept"), text_key("new")])) == 2

@@ -34,8 +34,17 @@ FORMAT = 1
 MAX_ROWS = 60_000
 """Vectors kept (1.5 KB each, about 90 MB); the oldest written go first."""
 NORM_TOLERANCE = 1e-3
+BUSY_WAIT = 0.2
+"""Seconds a read or write waits for another session's write to the same file; then it is
+skipped (the vectors stay in memory): a request never waits on the file longer."""
 SCHEMA = [("table", "meta", "CREATE TABLE meta (model TEXT NOT NULL, dimension INTEGER NOT NULL)"),
           ("table", "vectors", "CREATE TABLE vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")]
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """Whether `exc` says another connection holds the file's lock."""
+    return isinstance(exc, sqlite3.OperationalError) and \
+        any(word in str(exc) for word in ("locked", "busy"))
 
 
 class StoreUnusable(Exception):
@@ -80,7 +89,7 @@ class VectorStore:
                     log.warning("vector cache %s: %d damaged rows ignored", self.path, len(bad))
                     connection.executemany("DELETE FROM vectors WHERE key = ?", bad)
             except sqlite3.Error as exc:
-                self._reset(f"unusable ({exc})")
+                self._failed(exc)
                 return {}
         return found
 
@@ -102,7 +111,7 @@ class VectorStore:
             except sqlite3.Error as exc:
                 with contextlib.suppress(sqlite3.Error):
                     connection.execute("ROLLBACK")
-                self._reset(f"unusable ({exc})")
+                self._failed(exc)
 
     def close(self) -> None:
         with self._lock:
@@ -126,6 +135,10 @@ class VectorStore:
             try:
                 self._connection = self._connect()
                 return self._connection
+            except sqlite3.OperationalError as exc:
+                if _busy(exc):
+                    return None  # another session is writing it: try again next time
+                self._remove(f"unusable ({exc})")
             except (sqlite3.Error, StoreUnusable, OSError) as exc:
                 self._remove(f"unusable ({exc})")
         self._broken = True  # cannot even create it: vectors stay in memory only
@@ -138,7 +151,7 @@ class VectorStore:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
                          FILE_MODE)
             os.close(fd)
-        connection = sqlite3.connect(self.path, timeout=5, isolation_level=None,
+        connection = sqlite3.connect(self.path, timeout=BUSY_WAIT, isolation_level=None,
                                      check_same_thread=False)
         try:
             connection.execute("PRAGMA trusted_schema = OFF")
@@ -166,6 +179,14 @@ class VectorStore:
         meta = connection.execute("SELECT model, dimension FROM meta").fetchall()
         if meta != [(self.model, self.dimension)]:
             raise StoreUnusable("vectors of another model")
+
+    def _failed(self, exc: sqlite3.Error) -> None:
+        """A busy file (another session writing it) is left alone; any other failure means
+        the file is unusable, and it is started again."""
+        if _busy(exc):
+            log.info("vector cache %s busy; skipped this time", self.path)
+            return
+        self._reset(f"unusable ({exc})")
 
     def _reset(self, why: str) -> None:
         if self._connection is not None:
