@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from swetui.engine.context import ContextEngine, UnknownItem
+from swetui.engine.events import EngineNotice
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.symbols.cache import FILE_NAME
 from swetui.engine.symbols.outline import outline
@@ -21,6 +22,9 @@ ITEM_ID = "repo-map"
 TITLE = "Repository map (ranked outline; pin it to send it)"
 MAP_CACHE = FILE_NAME
 """The cache's name in `.swetui/symbols/`."""
+RUN_WAIT = 120.0
+"""Seconds `swetui run`'s request waits for the first build (the screen's waits a few): a
+headless run has no screen to keep live, and a map still building when it ends is lost."""
 SAVE_DELAY = 2.0
 """Seconds between a change and writing the cache: a burst of changes makes one write (of
 the changed files' rows alone). A kill before it costs nothing: the next start re-reads the
@@ -41,6 +45,9 @@ class RepositoryMap:
         """Whether the build was asked for (a turn waits for the map only then)."""
         self.pending: set[str] = set()
         """Paths the watcher reported while the build ran, applied when it ends."""
+        self.first_wait: float | None = None
+        """How long in all a request waits for the first build when longer than the turn
+        asks (`swetui run`: RUN_WAIT); past the turn's wait it says so."""
         self._spawn: Callable[[Coroutine[Any, Any, Any]], object] | None = None
         self._save_due = False
 
@@ -86,16 +93,29 @@ class RepositoryMap:
         await asyncio.to_thread(self.map.save)
 
     async def index(self, wait: float) -> SymbolIndex | None:
-        """The map's look-up tables, waiting up to `wait` seconds for the first build to
-        end; if it has not, those of the files mapped so far (`partial` says how many of
-        how many). None when it is off or holds no file yet."""
+        """The map's look-up tables, waiting up to `wait` seconds (or `first_wait`, saying
+        so past `wait`) for the first build to end; if it has not, those of the files
+        mapped so far (`partial` says how many of how many). None when it is off or holds
+        no file yet."""
         if not self.enabled or not self.requested:
             return None
         if not self.map.ready.is_set():
             await asyncio.to_thread(self.map.ready.wait, wait)
+            more = (self.first_wait or 0.0) - wait
+            if more > 0 and not self.map.ready.is_set():
+                self._say_waiting(self.first_wait or 0.0)
+                await asyncio.to_thread(self.map.ready.wait, more)
         if not self.map.files:
             return None
         return await asyncio.to_thread(self.map.index)
+
+    def _say_waiting(self, wait: float) -> None:
+        progress = self.map.progress
+        done = f": {progress[0]:,} of {progress[1]:,} files so far" \
+            if progress is not None and progress[1] else ""
+        self.engine.bus.publish(EngineNotice(
+            message=f"the request waits for the symbol map to be built{done} "
+                    f"(up to {wait:.0f} s)", level="info"))
 
     async def _show(self) -> None:
         if not self.map.files:

@@ -34,7 +34,7 @@ from swetui.agent.notes import SessionNotes
 from swetui.agent.plan import Plan
 from swetui.agent.pricing import PriceBook
 from swetui.agent.project_init import InitOutcome, ProjectMemoryWriter
-from swetui.agent.repository_map import MAP_CACHE, RepositoryMap
+from swetui.agent.repository_map import MAP_CACHE, RUN_WAIT, RepositoryMap
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.spending import SpendingCap
 from swetui.agent.stats import SessionStats, session_stats
@@ -144,6 +144,8 @@ class AgentSession:
             workspace.close()
             raise ConfigError(problem)
         session = cls(workspace, provider, model, mode=settings.mode, env=env)
+        if options.origin == "run":  # one headless turn: retrieve from the whole map
+            session.repo_map.first_wait = RUN_WAIT
         workspace.notices.extend(session.mcp.notices)
         restore_from_log(session.engine, workspace.replayed)  # calibration, the cache
         sync_tool_format(session.engine, session.provider)
