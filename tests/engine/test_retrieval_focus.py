@@ -209,3 +209,25 @@ def test_a_definition_shown_by_its_words_is_inside_it_and_counts_what_it_shows(
     header = render(Span("helper.py", chosen, ["why"]), text).splitlines()[0]
     assert (f"{len(chosen):,} of {len(text):,} lines shown" in header
             if len(chosen) < len(text) else f"all {len(text):,} lines" in header)
+
+
+def test_a_place_raising_the_pasted_error_far_from_the_request_is_not_attached(
+        tmp_path: Path) -> None:
+    (tmp_path / "errors.py").write_text(
+        "class NoSuchWidget(Exception):\n"
+        "    def __init__(self, name):\n"
+        "        super().__init__(f'No such widget named: {name}')\n")
+    (tmp_path / "widgets.py").write_text(
+        "from errors import NoSuchWidget\n\n\n"
+        "def find_widget_by_label(label):\n"
+        "    # Look a widget up by its label.\n"
+        "    raise NoSuchWidget(label)\n")
+    (tmp_path / "cache.py").write_text(
+        "from errors import NoSuchWidget\n\n\n"
+        "def drop_cached_entries():\n"
+        "    raise NoSuchWidget('cache')\n")
+    result = ask(tmp_path, "Error: No such widget named: --side-panel\n"
+                           "I asked for a widget by its label.")
+    paths = [item.source.path for item in result.items if item.kind is ItemKind.SPAN]
+    assert "widgets.py" in paths  # where the request's words point
+    assert "cache.py" not in paths  # the doubtful extra block

@@ -21,6 +21,9 @@ MAX_CALLEES = 2
 SECOND_STEP = 1
 """What the used definitions use in turn, in their own file: at most this many."""
 MAX_RAISE_SITES = 2
+RAISE_SHARE = 0.5
+"""A second place raising the exception is attached only when the request's words match it
+at least this share as well as the first (a doubtful extra block costs precision)."""
 MAX_DEFINERS = 3
 """A name defined in more places than this (`get`, `__init__`) says nothing about which."""
 MIN_CALLEE_SHARE = 1.25
@@ -59,7 +62,7 @@ def _inside(outer: Definition, inner: Definition) -> bool:
 def raise_sites(index: SymbolIndex, rel: str, exception: Definition, text: str,
                 limit: int = MAX_RAISE_SITES) -> list[Hit]:
     """Functions of the source that use `exception` (raise it, mostly), those whose words
-    match the request first."""
+    match the request first; one matching them far less than the first is left out."""
     stems = prose_stems(text)
     idf = {stem: index.idf(stem) for stem in stems}
     scored: list[tuple[float, str, Definition]] = []
@@ -74,9 +77,10 @@ def raise_sites(index: SymbolIndex, rel: str, exception: Definition, text: str,
             score, _matched = behaviour_score(definition, stems, idf)
             scored.append((score, where, definition))
     scored.sort(key=lambda s: (-s[0], s[1], s[2].start))
+    best = scored[0][0] if scored else 0.0
     return [Hit(where, definition, definition.start, score, f"raises {exception.name}",
                 how="raises")
-            for score, where, definition in scored[:limit]]
+            for score, where, definition in scored[:limit] if score >= RAISE_SHARE * best]
 
 
 def _uses(index: SymbolIndex, rel: str, definition: Definition) -> set[str]:
