@@ -31,6 +31,7 @@ from swetui.files import (
     read_error,
     read_regular,
 )
+from swetui.secrets import redact
 
 MAX_FILE_BYTES = 64_000
 """A named file is cut here (the task layer is ≤ 20% of the window)."""
@@ -212,7 +213,10 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         base = directories[0] if directories else ""
         make(ItemKind.LISTING, f"listing of {base or '.'}", listing(tree(), base),
              base or ".")
-    result.summary = _summary(result, terms)
+    # The request's own words come back in the notes (`grep 'X': no matches`): a key the
+    # user pasted is said redacted, as everywhere else it is shown.
+    result.summary = redact(_summary(result, terms))
+    result.notes = [redact(note) for note in result.notes]
     return result
 
 

@@ -140,6 +140,8 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
                 continue
             lines = texts[hit.path] = loaded.text.splitlines()
         symbols = index.by_file[hit.path]
+        if max(hit.line, hit.definition.end if hit.definition else 0) > len(lines):
+            continue  # the file was cut short since it was mapped: the watcher will say
         if hit.definition is not None:
             messages += hit.how == "message"
             chosen = definition_lines(symbols, hit.definition, lines, focus=hit.line)

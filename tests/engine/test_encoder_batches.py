@@ -4,15 +4,33 @@ mapped from the weights file is the table the file holds."""
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from safetensors import safe_open
 
+from swetui.engine.context import ContextEngine
+from swetui.engine.retrieval import retrieve
 from swetui.engine.symbols import encoder
-from swetui.engine.symbols.encoder import TOKEN_EMBEDDINGS, Encoder, _mapped, model_dir
+from swetui.engine.symbols.encoder import TOKEN_EMBEDDINGS, Encoder, TokenRows, model_dir
+from swetui.engine.symbols.semantic import ModelLoader
+from swetui.engine.symbols.symbol_map import SymbolMap
 
+SOURCE = '''\
+def retry_delay(attempt):
+    """How long to wait before the next attempt: doubles each time, at most a minute."""
+    return min(60, 2 ** attempt)
+
+
+def open_socket(host, port):
+    """Connect a TCP socket to host and port."""
+    raise NotImplementedError
+'''
 WORDS = ("redirect", "cookie", "timeout", "header", "the", "is", "followed", "decode",
          "gzip", "client", "response", "body", "stream", "retry", "socket", "pool")
 
@@ -38,9 +56,30 @@ def test_texts_encoded_together_match_each_encoded_alone(
     assert np.abs(together - alone).max() < 1e-4
 
 
-def test_the_mapped_token_table_is_the_one_the_weights_file_holds() -> None:
+def test_the_token_rows_read_from_the_file_are_the_table_it_holds() -> None:
     path = str(model_dir() / "model.safetensors")
     with safe_open(path, framework="np") as tensors:
-        copied = tensors.get_tensor(TOKEN_EMBEDDINGS)
-    mapped = _mapped(path, TOKEN_EMBEDDINGS)
-    assert mapped.shape == copied.shape and np.array_equal(mapped, copied)
+        table = tensors.get_tensor(TOKEN_EMBEDDINGS)
+    tokens = np.array([[101, 2054, 2003, 102, 0], [101, 101, 30521, 0, 0]], dtype=np.int64)
+    rows = TokenRows(path)[tokens]
+    assert rows.shape == (2, 5, table.shape[1]) and np.array_equal(rows, table[tokens])
+
+
+def test_weights_cut_short_while_running_leave_ranking_to_words(tmp_path: Path) -> None:
+    """The weights file truncated in place after the model loaded (a copy over it, a full
+    disk): the next request is ranked by words with one line, and the process lives."""
+    copy = tmp_path / "model"
+    shutil.copytree(model_dir(), copy)
+    (root := tmp_path / "ws").mkdir()
+    (root / "net.py").write_text(SOURCE)
+    symbols = SymbolMap(root)
+    symbols.build()
+    loader = ModelLoader(copy)
+    request = "How long do we wait before the next attempt?"
+    first = retrieve(root, request, ContextEngine(), turn=1, symbols=symbols.index(),
+                     semantic=loader)
+    assert loader.encoder is not None and not first.notes
+    os.truncate(copy / "model.safetensors", 1_000_000)
+    again = retrieve(root, "How long do we wait before the next attempt, zebra?", ContextEngine(),
+                     turn=2, symbols=symbols.index(), semantic=loader)
+    assert [note for note in again.notes if "changed on disk" in note]

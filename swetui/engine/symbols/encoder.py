@@ -11,10 +11,12 @@ first needs the model (`semantic`)."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.util
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,34 +99,56 @@ def _gelu(x: Vectors) -> Vectors:
 
 
 def _read_weights(path: str) -> dict[str, Vectors]:
-    """Every tensor of the file, each copied out under its own mapping of the file (one
-    mapping for them all keeps every page of it resident beside the copies until the end:
-    a peak of twice the weights), except the token embeddings: 47 MB of which a request
-    uses a few rows, left mapped read-only, so only the rows read become resident."""
+    """Every tensor of the file but the token embeddings, each copied out under its own
+    mapping of the file (one mapping for them all keeps every page of it resident beside
+    the copies until the end: a peak of twice the weights)."""
     with safe_open(path, framework="np") as tensors:
         keys = [key for key in tensors.keys() if key != TOKEN_EMBEDDINGS]
-    weights = {TOKEN_EMBEDDINGS: _mapped(path, TOKEN_EMBEDDINGS)}
+    weights = {}
     for key in keys:
         with safe_open(path, framework="np") as tensors:
             weights[key] = tensors.get_tensor(key)
     return weights
 
 
-def _mapped(path: str, key: str) -> Vectors:
-    """Tensor `key` of a safetensors file, mapped, not copied. The format (a little-endian
-    64-bit header length, a JSON header of each tensor's dtype, shape and byte range, then
-    the data) is safetensors' documented layout; the library itself only copies."""
-    with open(path, "rb") as file:
-        size = int.from_bytes(file.read(8), "little")
-        header = json.loads(file.read(size))
-    entry = header[key]
-    begin, end = entry["data_offsets"]
-    shape = tuple(entry["shape"])
-    if entry["dtype"] != "F32" or end - begin != 4 * math.prod(shape):
-        raise EncoderUnavailable(f"{key} in {path} is not the expected float32 tensor")
-    mapped: Vectors = np.memmap(path, dtype=np.float32, mode="r", offset=8 + size + begin,
-                                shape=shape)
-    return mapped
+class TokenRows:
+    """The token-embedding table (47 MB, of which a request uses a few rows), read from the
+    weights file row by row as texts need them instead of held in memory. Not mapped: a
+    mapped file cut short while swetui runs kills the process (SIGBUS) at the next read;
+    a short read here is an OSError, and retrieval ranks by words.
+
+    Where the table lies comes from the file's header: safetensors' documented layout (a
+    little-endian 64-bit header length, a JSON header of each tensor's dtype, shape and byte
+    range, then the data); the library itself only reads whole tensors."""
+
+    def __init__(self, path: str, key: str = TOKEN_EMBEDDINGS) -> None:
+        self.path = path
+        with open(path, "rb") as file:
+            size = int.from_bytes(file.read(8), "little")
+            header = json.loads(file.read(size))
+        entry = header[key]
+        begin, end = entry["data_offsets"]
+        rows, width = entry["shape"]
+        if entry["dtype"] != "F32" or end - begin != 4 * rows * width:
+            raise EncoderUnavailable(f"{key} in {path} is not the expected float32 table")
+        self.shape = (rows, width)
+        self._start = 8 + size + begin
+        self._row_bytes = 4 * width
+
+    def __getitem__(self, tokens: npt.NDArray[np.int64]) -> Vectors:
+        """The rows of `tokens` (any shape), as an array of that shape plus the width."""
+        unique, inverse = np.unique(tokens, return_inverse=True)
+        table = np.empty((len(unique), self.shape[1]), dtype=np.float32)
+        with open(self.path, "rb") as file:
+            for row, token in enumerate(unique.tolist()):
+                data = os.pread(file.fileno(), self._row_bytes,
+                                self._start + token * self._row_bytes)
+                if len(data) != self._row_bytes:
+                    raise OSError(errno.EIO, "the embedding model's weights file changed "
+                                             "on disk while swetui ran", self.path)
+                table[row] = np.frombuffer(data, dtype=np.float32)
+        result: Vectors = table[inverse.reshape(tokens.shape)]
+        return result
 
 
 class Encoder:
@@ -149,7 +173,7 @@ class Encoder:
         self._blas = ThreadpoolController()
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
-        self._words = weights[TOKEN_EMBEDDINGS]
+        self._words = TokenRows(str(weights_path))
         self._positions = weights["embeddings.position_embeddings.weight"]
         self._type0 = weights["embeddings.token_type_embeddings.weight"][0]
         self._norm0 = (weights["embeddings.LayerNorm.weight"],

@@ -19,6 +19,7 @@ from tree_sitter import Node, QueryCursor
 from swetui.engine.symbols import node_kinds as kinds
 from swetui.engine.symbols.languages import parser_for
 from swetui.engine.symbols.stem_memo import identifier_stems, text_stems
+from swetui.secrets import redact
 
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcu%]|\\[nt]")
 MAX_LITERAL = 300
@@ -239,11 +240,11 @@ class _Reader:
                 if fixed:
                     self.symbols.literals.append((node.start_point[0] + 1, fixed))
                     if inner is not None and len(inner.doc) < MAX_WORDS:
-                        inner.doc.update(text_stems(" ".join(fixed)))
+                        inner.doc.update(text_stems(redact(" ".join(fixed))))
             elif inner is not None:
-                inner.doc.update(text_stems(_text(node)))
+                inner.doc.update(text_stems(redact(_text(node))))
             else:
-                pending.update(text_stems(_text(node)))
+                pending.update(text_stems(redact(_text(node))))
 
     def _definition(self, node: Node, name_node: Node, outer: Definition | None,
                     pending: set[str]) -> Definition:

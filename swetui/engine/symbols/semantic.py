@@ -184,10 +184,14 @@ class SemanticRanker:
             self._say_why()
             return scored
         top = scored[:CANDIDATES]
-        vectors = self._vectors(encoder, top)
-        if vectors is None:
+        try:
+            vectors = self._vectors(encoder, top)
+            if vectors is None:
+                return scored
+            cosines = encoder.cosines(text, vectors)
+        except OSError as exc:  # the model's files changed on disk since it loaded
+            self.notice = f"ranked by words only: {exc.strerror or exc}"
             return scored
-        cosines = encoder.cosines(text, vectors)
         best = scored[0][0] or 1.0
         combined = [(score / best + WEIGHT * (cosine - UNRELATED), rel, definition)
                     for (score, rel, definition), cosine in zip(top, cosines, strict=True)]

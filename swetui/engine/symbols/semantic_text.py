@@ -40,7 +40,8 @@ def definition_text(definition: Definition, lines: list[str]) -> str:
             for line in lines[definition.start - 1:min(definition.end,
                                                          definition.start - 1 + HEAD_LINES)]]
     text = " ".join([name + ":", *above, *(line for line in head if line)])
-    return redact(_SPACE.sub(" ", text)[:MAX_CHARS])  # nor a secret's vector on disk
+    # Redacted before the cut: a key across MAX_CHARS would be embedded as its start.
+    return redact(_SPACE.sub(" ", text))[:MAX_CHARS]  # nor a secret's vector on disk
 
 
 def text_key(text: str) -> bytes:
