@@ -5,22 +5,25 @@ stored once and referred to by number.
 
 The file lives in the workspace, so it is read as untrusted input: a damaged, foreign or
 older file is deleted and the map rebuilt, a damaged row re-parses its file, nothing in it
-is ever executed (no pickle; SQLite with `trusted_schema` off and the schema checked).
-Known secret values in string literals are redacted before writing."""
+is ever executed (no pickle; SQLite with `trusted_schema` off and the schema checked: its
+table and that table's index, nothing else). A FIFO, link or hard link in its place is
+removed; a `.swetui/symbols` folder that is a link is not used (`cache_file`). A file busy
+in another session is left alone (`busy`). Known secret values in string literals are
+redacted before writing."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
-import os
 import sqlite3
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from swetui.engine.symbols import cache_file
 from swetui.engine.symbols.extract import Definition, FileSymbols
-from swetui.paths import FILE_MODE, private_dir
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -41,6 +44,11 @@ Entry = tuple[FileSymbols, Stamp]
 SCHEMA = ("CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
           "mtime INTEGER NOT NULL, language TEXT NOT NULL, lines INTEGER NOT NULL, "
           "data BLOB NOT NULL)")
+MASTER = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+"""The whole schema of a file: tables, indexes, triggers and views."""
+BUSY_WAIT = 5.0
+"""Seconds a read or write waits for another session's write to the file; then it is put
+off (`busy`), the file left as it is."""
 
 
 class CacheUnusable(Exception):
@@ -89,8 +97,22 @@ def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
                                  for line, parts in literals])
 
 
+def busy(exc: BaseException) -> bool:
+    """Whether `exc` says another connection holds the file's lock (not damage)."""
+    return isinstance(exc, sqlite3.OperationalError) and \
+        any(word in str(exc) for word in ("locked", "busy"))
+
+
+@functools.cache
+def expected_schema() -> list[tuple[object, ...]]:
+    """What sqlite_master holds in a file this module made (its table and its index)."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as connection:
+        connection.execute(SCHEMA)
+        return connection.execute(MASTER).fetchall()
+
+
 def _connect(path: Path) -> sqlite3.Connection:
-    connection = sqlite3.connect(path, timeout=5, isolation_level=None)
+    connection = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None)
     connection.execute("PRAGMA trusted_schema = OFF")  # nothing in the file runs SQL functions
     return connection
 
@@ -98,18 +120,15 @@ def _connect(path: Path) -> sqlite3.Connection:
 def _check(connection: sqlite3.Connection) -> None:
     """Raise CacheUnusable unless the file holds exactly swetui's table of this format."""
     (version,) = connection.execute("PRAGMA user_version").fetchone()
-    schema = connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
-    if version != FORMAT or [row for row in schema if row[0] != "index"] != \
-            [("table", "files", SCHEMA)]:
+    schema = connection.execute(MASTER).fetchall()
+    if version != FORMAT or schema != expected_schema():
         raise CacheUnusable(f"format {version}, not {FORMAT}, or a schema swetui did not write")
 
 
 def remove(path: Path, why: str) -> None:
     """Delete an unusable cache (and SQLite's journal of it), saying why in the log."""
     log.warning("symbol map cache %s %s; rebuilding the map", path, why)
-    for stale in (path, path.with_name(path.name + "-journal")):
-        with contextlib.suppress(FileNotFoundError):
-            stale.unlink()
+    cache_file.remove(path)
 
 
 def remove_older(folder: Path) -> None:
@@ -135,9 +154,15 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
     """Each stored file's symbols and stamp, in the order they were written (a build's
     order: the files most likely to matter first). A missing file gives nothing; a damaged,
     foreign or older one is deleted (the map is then built from scratch); a damaged row is
-    left out (its file is parsed again)."""
+    left out (its file is parsed again). A folder reached through a link or a file busy in
+    another session gives nothing and is left as it is."""
+    try:
+        present = cache_file.prepare(path, create=False)
+    except OSError as exc:
+        log.warning("symbol map cache %s not read: %s", path, exc)
+        return
     remove_older(path.parent)
-    if not path.is_file():
+    if not present:
         return
     try:
         with contextlib.closing(_connect(path)) as connection:
@@ -153,13 +178,14 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
                     continue
                 yield rel, (symbols, (int(size), int(mtime)))
     except (sqlite3.Error, CacheUnusable) as exc:
+        if busy(exc):
+            log.info("symbol map cache %s busy; not read this time", path)
+            return
         remove(path, f"unusable ({exc})")
 
 
 def _create(path: Path) -> None:
-    private_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
-    os.close(fd)
+    cache_file.prepare(path, create=True)
     with contextlib.closing(_connect(path)) as connection:
         if connection.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,):
             connection.execute("BEGIN")
@@ -171,8 +197,10 @@ def _create(path: Path) -> None:
 def save(path: Path, files: dict[str, Entry], changed: Iterable[str]) -> None:
     """Write the rows of the `changed` paths (those missing from `files` are deleted), in
     one transaction: a kill leaves the rows as they were before it. Rows are encoded one
-    at a time as they are written, never all held at once."""
-    if not path.is_file():
+    at a time as they are written, never all held at once. Raises OSError (also
+    `cache_file.UnsafeLocation`: the folder is not used), sqlite3.Error (`busy` tells a file
+    locked by another session from a damaged one) or CacheUnusable."""
+    if not cache_file.prepare(path, create=False):
         _create(path)
     changed = list(changed)
     gone = [(rel,) for rel in changed if rel not in files]

@@ -7,13 +7,15 @@ weights' SHA-256): another model's vectors are never used. The texts are not sto
 The file lives in the workspace and is read as untrusted input: a damaged, foreign or
 older-format file (or one of another model) is deleted and started again; a row that is not
 a unit vector of the model's size is ignored and deleted; nothing in it is executed (no
-pickle; SQLite with `trusted_schema` off, the schema checked)."""
+pickle; SQLite with `trusted_schema` off, the schema checked: exactly our tables and their
+indexes, nothing else). A FIFO, link or hard link in its place is removed and the file
+started again; a `.swetui/symbols` folder that is a link is not used (`cache_file`)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
-import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -21,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from swetui.engine.symbols import cache_file
 from swetui.engine.symbols.semantic_text import text_key
-from swetui.paths import FILE_MODE, private_dir
 
 __all__ = ["VectorStore", "text_key"]
 
@@ -37,8 +39,19 @@ NORM_TOLERANCE = 1e-3
 BUSY_WAIT = 0.2
 """Seconds a read or write waits for another session's write to the same file; then it is
 skipped (the vectors stay in memory): a request never waits on the file longer."""
-SCHEMA = [("table", "meta", "CREATE TABLE meta (model TEXT NOT NULL, dimension INTEGER NOT NULL)"),
-          ("table", "vectors", "CREATE TABLE vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")]
+SCHEMA = ["CREATE TABLE meta (model TEXT NOT NULL, dimension INTEGER NOT NULL)",
+          "CREATE TABLE vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)"]
+MASTER = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+"""The whole schema of a file: tables, indexes, triggers and views."""
+
+
+@functools.cache
+def expected_schema() -> list[tuple[object, ...]]:
+    """What sqlite_master holds in a file this module made (its tables and their indexes)."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as connection:
+        for sql in SCHEMA:
+            connection.execute(sql)
+        return connection.execute(MASTER).fetchall()
 
 
 def _busy(exc: sqlite3.Error) -> bool:
@@ -139,25 +152,23 @@ class VectorStore:
                 if _busy(exc):
                     return None  # another session is writing it: try again next time
                 self._remove(f"unusable ({exc})")
+            except cache_file.UnsafeLocation as exc:
+                log.warning("vector cache %s not kept: %s", self.path, exc)
+                break  # nothing is read, written or deleted there
             except (sqlite3.Error, StoreUnusable, OSError) as exc:
                 self._remove(f"unusable ({exc})")
         self._broken = True  # cannot even create it: vectors stay in memory only
         return None
 
     def _connect(self) -> sqlite3.Connection:
-        fresh = not self.path.is_file()
-        if fresh:
-            private_dir(self.path.parent)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                         FILE_MODE)
-            os.close(fd)
+        cache_file.prepare(self.path, create=True)
         connection = sqlite3.connect(self.path, timeout=BUSY_WAIT, isolation_level=None,
                                      check_same_thread=False)
         try:
             connection.execute("PRAGMA trusted_schema = OFF")
             if connection.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,):
                 connection.execute("BEGIN")
-                for _type, _name, sql in SCHEMA:
+                for sql in SCHEMA:
                     connection.execute(sql)
                 connection.execute("INSERT INTO meta VALUES (?, ?)", (self.model, self.dimension))
                 connection.execute(f"PRAGMA user_version = {FORMAT}")
@@ -170,10 +181,8 @@ class VectorStore:
 
     def _check(self, connection: sqlite3.Connection) -> None:
         (version,) = connection.execute("PRAGMA user_version").fetchone()
-        schema = connection.execute(
-            "SELECT type, name, sql FROM sqlite_master WHERE type != 'index' "
-            "ORDER BY name").fetchall()
-        if version != FORMAT or schema != SCHEMA:
+        schema = connection.execute(MASTER).fetchall()
+        if version != FORMAT or schema != expected_schema():
             raise StoreUnusable(f"format {version}, not {FORMAT}, or a schema swetui did "
                                 "not write")
         meta = connection.execute("SELECT model, dimension FROM meta").fetchall()
@@ -197,6 +206,4 @@ class VectorStore:
 
     def _remove(self, why: str) -> None:
         log.warning("vector cache %s %s; starting it again", self.path, why)
-        for stale in (self.path, self.path.with_name(self.path.name + "-journal")):
-            with contextlib.suppress(FileNotFoundError, OSError):
-                stale.unlink()
+        cache_file.remove(self.path)

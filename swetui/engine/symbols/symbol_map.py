@@ -239,6 +239,8 @@ class SymbolMap:
             try:
                 cache.save(self.cache_path, files, unsaved)
             except (CacheUnusable, sqlite3.DatabaseError) as exc:
+                if cache.busy(exc):
+                    raise  # another session is writing it: tried again at the next write
                 cache.remove(self.cache_path, f"unusable ({exc})")
                 with self._lock:
                     files = dict(self.files)

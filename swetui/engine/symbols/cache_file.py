@@ -1,0 +1,91 @@
+"""Where the symbol caches (`.swetui/symbols/map.sqlite`, `vectors.sqlite`) may be opened.
+
+A cloned workspace can ship anything under that name: a FIFO (opening it for writing waits
+for ever), a link to a file outside the workspace (SQLite would read it and write into it),
+a hard link to another file, or a `.swetui/symbols` folder that is itself a link. A folder
+reached through a link is never used (nothing is read, written or deleted there); a cache
+file or SQLite journal that is not a plain file of its own (a link, FIFO, device, hard link)
+is removed, so SQLite makes a regular one in its place. What was shipped is never opened."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from pathlib import Path
+
+from swetui.paths import FILE_MODE, WORKSPACE_DIR, private_dir
+
+SIDE_FILES = ("-journal", "-wal", "-shm")
+"""What SQLite opens beside a database, by the database's name plus these."""
+
+
+class UnsafeLocation(OSError):
+    """The cache's folder is reached through a link (or is no folder): it is not used."""
+
+
+def _checked_folders(path: Path) -> None:
+    """Raise UnsafeLocation when a folder from the workspace's `.swetui` (the nearest one in
+    `path`; without one, the cache's own folder) down to the cache's is a link or no folder.
+    A folder not made yet is fine: it is created as a real one."""
+    parts = path.parent.parts
+    top = len(parts) - 1 - parts[::-1].index(WORKSPACE_DIR) if WORKSPACE_DIR in parts \
+        else len(parts) - 1
+    for end in range(top + 1, len(parts) + 1):
+        folder = Path(*parts[:end])
+        try:
+            info = os.lstat(folder)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISDIR(info.st_mode):
+            raise UnsafeLocation(errno.ENOTDIR,
+                                 f"{folder} is a link or not a folder: the cache is not kept")
+
+
+def _own_file(path: Path) -> bool:
+    """Whether `path` is missing or a regular file with no other name; anything else there
+    (a link, FIFO, device, hard link) is removed. A folder there raises UnsafeLocation."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if stat.S_ISDIR(info.st_mode):
+        raise UnsafeLocation(errno.EISDIR, f"{path} is a folder: the cache is not kept")
+    if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+        return True
+    os.unlink(path)  # the name only: a link's target or a hard link's other name is untouched
+    return False
+
+
+def prepare(path: Path, *, create: bool) -> bool:
+    """Make `path` safe for SQLite to open: whether a usable cache file is there now.
+    With `create`, a missing one is created 0600 (in a private folder made on the way).
+    Raises UnsafeLocation (an OSError) when the folder must not be used."""
+    _checked_folders(path)
+    for side in SIDE_FILES:
+        _own_file(path.with_name(path.name + side))
+    if _own_file(path):
+        return True
+    if not create:
+        return False
+    private_dir(path.parent)
+    _checked_folders(path)  # made meanwhile by someone else, as a link
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                 FILE_MODE)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafeLocation(errno.EINVAL, f"{path} is not a regular file")
+    finally:
+        os.close(fd)
+    return True
+
+
+def remove(path: Path) -> None:
+    """Delete the cache `path` and SQLite's files beside it (names only, never through a
+    folder reached by a link)."""
+    with contextlib.suppress(UnsafeLocation):
+        _checked_folders(path)
+        for stale in (path, *(path.with_name(path.name + side) for side in SIDE_FILES)):
+            with contextlib.suppress(OSError):
+                stale.unlink()
