@@ -22,6 +22,7 @@ HELD_OUT_4 = Path(__file__).with_name("retrieval_labels_heldout4.json")
 HELD_OUT_5 = Path(__file__).with_name("retrieval_labels_heldout5.json")
 HELD_OUT_6 = Path(__file__).with_name("retrieval_labels_heldout6.json")
 HELD_OUT_7 = Path(__file__).with_name("retrieval_labels_heldout7.json")
+HELD_OUT_8 = Path(__file__).with_name("retrieval_labels_heldout8.json")
 TUNED_2 = Path(__file__).with_name("retrieval_labels_tuned2.json")
 
 
