@@ -226,3 +226,58 @@ def test_a_map_cache_busy_in_another_session_is_not_deleted(
         "the other session's write was lost: the busy file was deleted"
     second.save()  # the lock is gone: what was put off is written now
     assert {"app.py", "more.py", "theirs.py"} <= set(cache.load(path))
+
+
+def test_a_vector_cache_hard_linked_to_another_file_is_not_written(tmp_path: Path) -> None:
+    """A hard link has no link to follow: vectors.sqlite as a second name of a file outside
+    the workspace would have SQLite write into that file. Only the name in the workspace is
+    removed and the cache started there."""
+    workspace, outside = tmp_path / "ws", tmp_path / "elsewhere.db"
+    folder = workspace / ".swetui" / "symbols"
+    folder.mkdir(parents=True)
+    outside.write_bytes(b"")
+    os.link(outside, folder / "vectors.sqlite")
+    store = VectorStore(folder / "vectors.sqlite", "model", DIM)
+    store.put({b"k" * 32: _unit()})
+    store.close()
+    assert outside.read_bytes() == b"", "the vector cache was written into another file"
+    again = VectorStore(folder / "vectors.sqlite", "model", DIM)
+    assert again.get([b"k" * 32]), "the vectors were not kept in the workspace"
+    again.close()
+
+
+def test_a_map_cache_journal_linked_outside_is_not_written(tmp_path: Path) -> None:
+    """SQLite writes its rollback journal beside the file, by name: `map.sqlite-journal`
+    linked to a file outside must not receive the map's pages. (SQLite 3.40 refuses a
+    linked journal itself; swetui removes the link before opening, so the save succeeds.)"""
+    workspace, outside = tmp_path / "ws", tmp_path / "notes.txt"
+    workspace.mkdir()
+    (workspace / "app.py").write_text("def handler():\n    pass\n")
+    outside.write_text("the user's notes\n")
+    path = workspace / ".swetui" / "symbols" / "map.sqlite"
+    path.parent.mkdir(parents=True)
+    path.with_name("map.sqlite-journal").symlink_to(outside)
+    symbols = SymbolMap(workspace, cache_path=path)
+    symbols.build()
+    assert outside.read_text() == "the user's notes\n", "the map's journal went outside"
+    assert "app.py" in cache.load(path)
+
+
+def test_a_map_cache_locked_while_read_is_not_deleted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another session committing (an exclusive lock) while this one starts: the map is
+    built without the cache this time, and the kept file is not taken for damaged."""
+    monkeypatch.setattr(cache, "BUSY_WAIT", 0.05)  # the other session does not let go here
+    (tmp_path / "app.py").write_text("def handler():\n    pass\n")
+    path = tmp_path / ".swetui" / "symbols" / "map.sqlite"
+    SymbolMap(tmp_path, cache_path=path).build()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        inode = path.stat().st_ino
+        assert dict(cache.entries(path)) == {}  # busy: nothing read this time
+        assert path.exists() and path.stat().st_ino == inode, "a busy map cache was deleted"
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert "app.py" in cache.load(path)
