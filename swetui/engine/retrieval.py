@@ -189,16 +189,20 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         room_before = room
         for span, body in found_spans:
             found += 1
-            if room_before - room + engine.counter.count(body) > FOUND_TOKENS:
-                result.notes.append(f"{span_title(span)} left out: retrieval's "
-                                    f"{FOUND_TOKENS:,}-token share is used")
+            tokens = engine.counter.count(body)
+            if room_before - room + tokens > FOUND_TOKENS:
+                why = (f"retrieval's {FOUND_TOKENS:,}-token share is used"
+                       if room_before != room else
+                       f"its {tokens:,} tokens are more than retrieval's "
+                       f"{FOUND_TOKENS:,}-token share (read_file(path='{span.path}') reads it)")
+                result.notes.append(f"{span_title(span)} left out: {why}")
                 continue
             make(ItemKind.SPAN, span_title(span), body, span.path)
         if ranker is not None and ranker.notice:
             result.notes.append(ranker.notice)
     terms = [] if found else search_terms(text, set(named) | paths)
     if terms:
-        hits, scanned, timed_out = grep(root, tree(), terms, max_hits, time_limit)
+        hits, scanned, skipped, timed_out = grep(root, tree(), terms, max_hits, time_limit)
         if timed_out:
             result.notes.append(f"grep stopped after {time_limit:.1f}s ({scanned:,} files)")
         quoted = ", ".join(f"'{term}'" for term in terms)
@@ -208,7 +212,9 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
                  f"scanned; source first)\n" + "\n".join(hits), None,
                  GrepPayload(terms=tuple(terms), hits=len(hits)))
         else:
-            result.notes.append(f"grep {quoted}: no matches in {scanned:,} files")
+            passed = f" ({skipped:,} not searched: over 1 MB, binary or unreadable)" \
+                if skipped else ""
+            result.notes.append(f"grep {quoted}: no matches in {scanned:,} files{passed}")
     if _LISTING.search(text):
         base = directories[0] if directories else ""
         make(ItemKind.LISTING, f"listing of {base or '.'}", listing(tree(), base),

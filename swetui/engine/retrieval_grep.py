@@ -20,27 +20,32 @@ LISTING_LINES = 200
 
 
 def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
-         time_limit: float = SCAN_SECONDS) -> tuple[list[str], int, bool]:
+         time_limit: float = SCAN_SECONDS) -> tuple[list[str], int, int, bool]:
     """`path:line: text` hits for any of `terms` (case-insensitive), lines matching more
-    terms first; returns (hits, files scanned, timed out). Files are read by a few threads
+    terms first; returns (hits, files searched, files skipped as too large, binary or
+    unreadable, timed out). Files are read by a few threads
     (reads release the GIL), in order, so the result does not depend on timing."""
     needles = [term.lower().encode() for term in terms]
     exact = [term.encode() for term in terms]
     deadline = time.perf_counter() + time_limit
     chunks = [files[start:start + GREP_CHUNK] for start in range(0, len(files), GREP_CHUNK)]
 
-    def scan(chunk: list[str]) -> tuple[list[tuple[float, str]], int, bool]:
+    def scan(chunk: list[str]) -> tuple[list[tuple[float, str]], int, int, bool]:
         found: list[tuple[float, str]] = []
-        for count, rel in enumerate(chunk):
+        searched = skipped = 0
+        for rel in chunk:
             if time.perf_counter() > deadline:
-                return found, count, True
+                return found, searched, skipped, True
             try:  # the walk lists regular files only; one swapped for a FIFO is refused
                 data, _size = read_regular(root / rel, MAX_GREP_FILE_BYTES + 1,
                                            follow_symlinks=False)
             except OSError:
+                skipped += 1
                 continue
             if len(data) > MAX_GREP_FILE_BYTES or looks_binary(data):
+                skipped += 1
                 continue
+            searched += 1
             lower = data.lower()
             if not any(needle in lower for needle in needles):
                 continue
@@ -52,16 +57,18 @@ def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
                 if score:
                     shown = line.decode("utf-8", "replace").strip()[:200]
                     found.append((-score * weight, f"{rel}:{number}: {shown}"))
-        return found, len(chunk), False
+        return found, searched, skipped, False
 
     scored: list[tuple[float, int, str]] = []
-    scanned, timed_out = 0, False
+    scanned = passed = 0
+    timed_out = False
     with ThreadPoolExecutor(max_workers=GREP_THREADS) as pool:
-        for found, count, stopped in pool.map(scan, chunks):
+        for found, count, left, stopped in pool.map(scan, chunks):
             scored.extend((score, len(scored), hit) for score, hit in found)
             scanned += count
+            passed += left
             timed_out |= stopped
-    return _top(scored, max_hits), scanned, timed_out
+    return _top(scored, max_hits), scanned, passed, timed_out
 
 
 def grep_weight(rel: str) -> float:

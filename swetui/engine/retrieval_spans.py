@@ -110,9 +110,20 @@ def _secondary(hit: Hit, lines: list[str], weigh: Callable[[str], float],
 
 
 def span_title(span: Span) -> str:
-    lines = sorted(span.lines)
-    where = f"{lines[0]}-{lines[-1]}" if lines else ""
-    return f"{span.path}:{where}"
+    """`path:first-last` for lines shown in one run; the runs (`path:356,799-808`) when
+    lines are left out between them, the first two and the last when there are more, so
+    the title never claims lines that were not sent."""
+    lines = sorted(set(span.lines))
+    runs: list[tuple[int, int]] = []
+    for number in lines:
+        if runs and number == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    parts = [f"{a}-{b}" if a != b else f"{a}" for a, b in runs]
+    if len(parts) > 3:
+        parts = [*parts[:2], "…", parts[-1]]
+    return f"{span.path}:{','.join(parts)}"
 
 
 def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[str] = (),
