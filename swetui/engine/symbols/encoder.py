@@ -6,8 +6,8 @@ A request and a definition are compared by the cosine of their mean-pooled, norm
 token states (how sentence-transformers pools this model). Outputs agree with the
 reference implementation (transformers on PyTorch) to within 3e-7.
 
-This module and its packages (the `embeddings` extra) are imported only when a request
-first needs the model (`semantic`)."""
+This module and its packages (numpy, tokenizers, safetensors: dependencies of swetui) are
+imported only when a request first needs the model (`semantic`)."""
 
 from __future__ import annotations
 

@@ -91,8 +91,8 @@ class ModelLoader:
         with self._lock:
             found = self._stores.get(path)
             if found is None:
-                # Imported here: numpy is part of the optional `embeddings` extra, present
-                # once the encoder loaded.
+                # Imported here: numpy costs start-up time a session may not need; it is
+                # loaded once the encoder is.
                 module = importlib.import_module(STORE_MODULE)
                 found = self._stores[path] = module.VectorStore(
                     path, self.encoder.model_id, self.encoder.dimension)
