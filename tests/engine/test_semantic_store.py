@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -188,3 +189,24 @@ def test_a_file_another_session_is_writing_is_skipped_not_deleted(tmp_path: Path
     assert list(found) == [text_key("kept")]  # the file was not started again
     mine.put({text_key("new"): _unit(2)})
     assert len(mine.get([text_key("kept"), text_key("new")])) == 2
+
+
+def test_an_oversized_row_is_rejected_without_reading_it(tmp_path: Path) -> None:
+    """A hostile workspace's file with a huge row under a key retrieval asks for: the row
+    is left out (and deleted) without its bytes ever reaching Python."""
+    path = tmp_path / "vectors.sqlite"
+    store = VectorStore(path, "model-a", DIM)
+    store.put({text_key("good"): _unit(1), text_key("huge"): _unit(2)})
+    store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE vectors SET vector = zeroblob(30000000) WHERE key = ?",
+                   (text_key("huge"),))
+    again = VectorStore(path, "model-a", DIM)
+    tracemalloc.start()
+    try:
+        found = again.get([text_key("good"), text_key("huge")])
+        _size, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert list(found) == [text_key("good")]
+    assert peak < 5_000_000, f"{peak:,} bytes allocated to reject the row"

@@ -91,8 +91,12 @@ class VectorStore:
                 for start in range(0, len(keys), 500):
                     chunk = keys[start:start + 500]
                     marks = ",".join("?" * len(chunk))
+                    # A row of the wrong size comes back as NULL, its blob never read (a
+                    # 200 MB row under a matching key cost 600 MB to reject after reading).
                     for key, blob in connection.execute(
-                            f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk):
+                            "SELECT key, CASE WHEN typeof(vector) = 'blob' AND length(vector) = ?"
+                            f" THEN vector END FROM vectors WHERE key IN ({marks})",
+                            [4 * self.dimension, *chunk]):
                         vector = self._vector(blob)
                         if vector is None:
                             bad.append((key,))
