@@ -10,15 +10,54 @@ from collections.abc import Iterable
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind, ItemState
 
-_NUMBERED = re.compile(r"^\s*\d+\t")
+_NUMBERED = re.compile(r"^\s*(\d+)\t")
 SHOWING_KINDS = frozenset({ItemKind.FILE, ItemKind.TOOL_CALL, ItemKind.MEMORY_FILE,
                            ItemKind.LISTING, ItemKind.GREP})
 COVERED_SHARE = 0.9
 """A block whose lines are this much in the request already is not attached again."""
 
 
-def _key_line(line: str) -> str:
-    return _NUMBERED.sub("", line, count=1).strip()
+def _split(line: str) -> tuple[int | None, str]:
+    """A shown line's number in its file (None when shown without one) and its text."""
+    match = _NUMBERED.match(line)
+    if match is None:
+        return None, line.strip()
+    return int(match.group(1)), line[match.end():].strip()
+
+
+class ShownLines:
+    """The lines of files a request shows, kept where they are: a line shown with its
+    number (`read_file`, a span) covers that line of that file only, so a function is not
+    taken for shown because another with the same body is; a view without numbers (a file
+    attached as it is) covers its file's lines by their text."""
+
+    def __init__(self) -> None:
+        self.placed: set[tuple[str, int, str]] = set()
+        self.texts: set[tuple[str, str]] = set()
+        self.loose: set[tuple[str, str]] = set()
+        """Lines of views without numbers: they cover a numbered line of the same text."""
+
+    def add(self, path: str, text: str) -> None:
+        for line in text.splitlines():
+            number, body = _split(line)
+            self.texts.add((path, body))
+            if number is None:
+                self.loose.add((path, body))
+            else:
+                self.placed.add((path, number, body))
+
+    def covers(self, path: str, lines: Iterable[str]) -> bool:
+        """Whether these lines of `path` (its numbered ones when it has any) are nearly all
+        shown already."""
+        lines = list(lines)
+        numbered = [line for line in lines if _NUMBERED.match(line)]
+        keys = [key for key in map(_split, numbered or lines) if len(key[1]) > 3]
+        if not keys:
+            return False
+        shown = sum((path, body) in self.texts if number is None
+                    else (path, number, body) in self.placed or (path, body) in self.loose
+                    for number, body in keys)
+        return shown >= COVERED_SHARE * len(keys)
 
 
 class AlreadySent:
@@ -26,29 +65,27 @@ class AlreadySent:
 
     def __init__(self, engine: ContextEngine) -> None:
         self.contents: dict[tuple[ItemKind, str], set[str]] = {}
-        self.lines: set[str] = set()
+        self.lines = ShownLines()
         for item in engine:
             if item.kind not in SHOWING_KINDS:
                 continue
             if not (item.pinned or item.state in (ItemState.INCLUDED, ItemState.STALE)):
                 continue
             text = item.sent_text()
-            self.contents.setdefault((item.kind, item.source.path or item.title),
-                                     set()).add(text)
+            key = item.source.path or item.title
+            self.contents.setdefault((item.kind, key), set()).add(text)
             if item.kind is not ItemKind.GREP:
-                self.lines.update(_key_line(line) for line in text.splitlines())
+                self.lines.add(key, text)
 
     def has(self, kind: ItemKind, key: str, content: str) -> bool:
         return content in self.contents.get((kind, key), ())
 
-    def covers(self, lines: Iterable[str]) -> bool:
-        """Whether these lines (numbered or not) are nearly all in the request already."""
-        keys = [key for key in (_key_line(line) for line in lines) if len(key) > 3]
-        if not keys:
-            return False
-        return sum(key in self.lines for key in keys) >= COVERED_SHARE * len(keys)
+    def covers(self, key: str, lines: Iterable[str]) -> bool:
+        """Whether these lines of `key`'s file (numbered or not) are nearly all in the
+        request already."""
+        return self.lines.covers(key, lines)
 
     def add(self, kind: ItemKind, key: str, content: str) -> None:
         self.contents.setdefault((kind, key), set()).add(content)
         if kind is not ItemKind.GREP:
-            self.lines.update(_key_line(line) for line in content.splitlines())
+            self.lines.add(key, content)

@@ -146,7 +146,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         nonlocal room
         key = path or title
         if sent.has(kind, key, content) or (kind in (ItemKind.FILE, ItemKind.SPAN)
-                                            and sent.covers(content.splitlines()[1:])):
+                                            and sent.covers(key, content.splitlines()[1:])):
             result.notes.append(f"{key} is already in context")
             return False
         cost = engine.counter.count(content)

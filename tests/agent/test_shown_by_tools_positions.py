@@ -1,5 +1,6 @@
-"""A retrieved span leaves the request only when a tool result shows the same lines where
-it shows them: a read of another function with the same body does not retire it."""
+"""Lines shown in the request count where they are shown: a read of a function does not
+stand for another function with the same body, neither when a retrieved span leaves the
+request (`retire_shown_by_tools`) nor when retrieval decides what is already in context."""
 
 from __future__ import annotations
 
@@ -68,3 +69,32 @@ def test_a_span_is_not_retired_by_a_read_of_a_different_function(tmp_path: Path)
     retired = retire_shown_by_tools(engine, 1)
     assert spans[0].id not in retired, "cancel_order's span retired by a read of refund_order"
     assert engine.get(spans[0].id).state is ItemState.INCLUDED  # type: ignore[union-attr]
+
+
+def _read(engine: ContextEngine, lines: int) -> None:
+    """The model's read_file of the first `lines` lines of orders.py, in the request."""
+    shown = "\n".join(f"{n:6}\t{line}" for n, line in
+                      enumerate(SOURCE.splitlines()[:lines], 1))
+    engine.add(ContextItem(
+        id=f"c{lines}", kind=ItemKind.TOOL_CALL, layer=Layer.HISTORY,
+        title="read_file orders.py", content=shown, origin=Origin.AGENT, turn_created=1,
+        source=Source(path="orders.py", tool_call_id=f"call{lines}"),
+        payload=ToolCallPayload(name="read_file",
+                                arguments={"path": "orders.py", "limit": lines})))
+
+
+def test_retrieval_attaches_a_function_whose_twin_the_model_read(tmp_path: Path) -> None:
+    """The same law when retrieval decides what the request already carries: a read of
+    refund_order does not make cancel_order 'already in context'; a read of both does."""
+    (tmp_path / "orders.py").write_text(SOURCE)
+    symbols = SymbolMap(tmp_path)
+    symbols.build()
+    for lines, attached in ((12, True), (len(SOURCE.splitlines()), False)):
+        engine = ContextEngine()
+        _read(engine, lines)
+        found = retrieve(tmp_path, "what does cancel_order do?", engine, turn=2,
+                         symbols=symbols.index(), semantic=None)
+        spans = [item for item in found.items if item.kind is ItemKind.SPAN]
+        assert bool(spans) is attached, (lines, found.notes)
+        if attached:
+            assert "def cancel_order" in spans[0].content
