@@ -6,7 +6,7 @@ shown as before (whole, or as its outline when long)."""
 
 from __future__ import annotations
 
-from swetui.engine.spans import definition_lines
+from swetui.engine.spans import definition_lines, first_line
 from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.engine.symbols.lookup import behaviour_score
 from swetui.engine.symbols.symbol_map import SymbolIndex
@@ -61,7 +61,7 @@ def member_lines(symbols: FileSymbols, cls: Definition, picked: list[Definition]
     """The lines showing a class by the members the request is about: its header line, the
     picked members whole, the others by their first line (with decorators) when there are
     at most LISTED_MEMBERS of them, else by name and line in the note; and that note."""
-    chosen = [_first_line(text, cls.start), cls.start]
+    chosen = [first_line(text, cls.start), cls.start]
     for member in picked:
         chosen += definition_lines(symbols, member, text)
     rest = [d for d in members(symbols, cls) if d not in picked]
@@ -70,17 +70,10 @@ def member_lines(symbols: FileSymbols, cls: Definition, picked: list[Definition]
         return chosen, f"shown: its {names}"
     if len(rest) <= LISTED_MEMBERS:
         for member in rest:
-            chosen += range(_first_line(text, member.start), member.start + 1)
+            chosen += range(first_line(text, member.start), member.start + 1)
         return chosen, (f"shown: its {names}; its other members by their first line "
                         "(read one with read_file at its line)")
     listed = ", ".join(f"{d.name} (line {d.start})" for d in rest[:LISTED_MEMBERS])
-    more = f" and {len(rest) - LISTED_MEMBERS} more" if len(rest) > LISTED_MEMBERS else ""
-    return chosen, f"shown: its {names}; its other members, not shown: {listed}{more}"
+    more = len(rest) - LISTED_MEMBERS  # more than LISTED_MEMBERS here
+    return chosen, f"shown: its {names}; its other members, not shown: {listed} and {more} more"
 
-
-def _first_line(text: list[str], start: int) -> int:
-    """The first line of a definition with its decorators."""
-    first = start
-    while first > 1 and text[first - 2].lstrip().startswith("@"):
-        first -= 1
-    return first

@@ -27,7 +27,8 @@ class Span:
     reasons: list[str] = field(default_factory=list)
 
 
-def _decorators(text: list[str], start: int) -> int:
+def first_line(text: list[str], start: int) -> int:
+    """The first line of the definition starting at `start`, its decorators included."""
     first = start
     while first > 1 and text[first - 2].lstrip().startswith("@"):
         first -= 1
@@ -49,7 +50,7 @@ def definition_lines(symbols: FileSymbols, definition: Definition, text: list[st
                      focus: int | None = None) -> list[int]:
     """The lines that show `definition`: all of it when short; a class's outline or the
     first MAX_SPAN_LINES of a function (around `focus` when given) when long."""
-    start = _decorators(text, definition.start)
+    start = first_line(text, definition.start)
     end = min(definition.end, len(text))
     if end - start < MAX_SPAN_LINES:
         chosen = list(range(start, end + 1))
@@ -59,7 +60,7 @@ def definition_lines(symbols: FileSymbols, definition: Definition, text: list[st
                    and d.qualname.rsplit(".", 1)[0] == definition.qualname]
         head_end = min([d.start - 1 for d in members] + [start + CLASS_HEAD_LINES - 1])
         chosen = list(range(start, head_end + 1))
-        chosen += [_decorators(text, d.start) for d in members]
+        chosen += [first_line(text, d.start) for d in members]
         chosen += [d.start for d in members]
     else:
         first = start
@@ -88,7 +89,7 @@ def worded_lines(symbols: FileSymbols, definition: Definition, text: list[str],
     """The first line of `definition` (decorators, its class's header) and its lines that
     `score` weighs most (0: not at all), each with the line either side, WORD_LINES of them
     at most."""
-    start = _decorators(text, definition.start)
+    start = first_line(text, definition.start)
     end = min(definition.end, len(text))
     head = set(range(start, definition.start + 1))
     chosen = set(head)
