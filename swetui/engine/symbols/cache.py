@@ -44,8 +44,6 @@ Entry = tuple[FileSymbols, Stamp]
 SCHEMA = ("CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
           "mtime INTEGER NOT NULL, language TEXT NOT NULL, lines INTEGER NOT NULL, "
           "data BLOB NOT NULL)")
-MASTER = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
-"""The whole schema of a file: tables, indexes, triggers and views."""
 BUSY_WAIT = 5.0
 """Seconds a read or write waits for another session's write to the file; then it is put
 off (`busy`), the file left as it is."""
@@ -97,18 +95,10 @@ def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
                                  for line, parts in literals])
 
 
-def busy(exc: BaseException) -> bool:
-    """Whether `exc` says another connection holds the file's lock (not damage)."""
-    return isinstance(exc, sqlite3.OperationalError) and \
-        any(word in str(exc) for word in ("locked", "busy"))
-
-
 @functools.cache
 def expected_schema() -> list[tuple[object, ...]]:
     """What sqlite_master holds in a file this module made (its table and its index)."""
-    with contextlib.closing(sqlite3.connect(":memory:")) as connection:
-        connection.execute(SCHEMA)
-        return connection.execute(MASTER).fetchall()
+    return cache_file.schema_of((SCHEMA,))
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -120,7 +110,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 def _check(connection: sqlite3.Connection) -> None:
     """Raise CacheUnusable unless the file holds exactly swetui's table of this format."""
     (version,) = connection.execute("PRAGMA user_version").fetchone()
-    schema = connection.execute(MASTER).fetchall()
+    schema = connection.execute(cache_file.MASTER).fetchall()
     if version != FORMAT or schema != expected_schema():
         raise CacheUnusable(f"format {version}, not {FORMAT}, or a schema swetui did not write")
 
@@ -178,7 +168,7 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
                     continue
                 yield rel, (symbols, (int(size), int(mtime)))
     except (sqlite3.Error, CacheUnusable) as exc:
-        if busy(exc):
+        if cache_file.busy(exc):
             log.info("symbol map cache %s busy; not read this time", path)
             return
         remove(path, f"unusable ({exc})")

@@ -12,13 +12,31 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import sqlite3
 import stat
 from pathlib import Path
 
 from swetui.paths import FILE_MODE, WORKSPACE_DIR, private_dir
 
+MASTER = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+"""The whole schema of a file: tables, indexes, triggers and views."""
 SIDE_FILES = ("-journal", "-wal", "-shm")
 """What SQLite opens beside a database, by the database's name plus these."""
+
+
+def schema_of(statements: tuple[str, ...]) -> list[tuple[object, ...]]:
+    """What sqlite_master holds in a file made by `statements` (their tables and the
+    indexes SQLite makes for them): a cache whose schema differs is not ours."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as connection:
+        for sql in statements:
+            connection.execute(sql)
+        return connection.execute(MASTER).fetchall()
+
+
+def busy(exc: BaseException) -> bool:
+    """Whether `exc` says another connection holds the file's lock (not damage)."""
+    return isinstance(exc, sqlite3.OperationalError) and \
+        any(word in str(exc) for word in ("locked", "busy"))
 
 
 class UnsafeLocation(OSError):

@@ -41,23 +41,12 @@ BUSY_WAIT = 0.2
 skipped (the vectors stay in memory): a request never waits on the file longer."""
 SCHEMA = ["CREATE TABLE meta (model TEXT NOT NULL, dimension INTEGER NOT NULL)",
           "CREATE TABLE vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)"]
-MASTER = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
-"""The whole schema of a file: tables, indexes, triggers and views."""
 
 
 @functools.cache
 def expected_schema() -> list[tuple[object, ...]]:
     """What sqlite_master holds in a file this module made (its tables and their indexes)."""
-    with contextlib.closing(sqlite3.connect(":memory:")) as connection:
-        for sql in SCHEMA:
-            connection.execute(sql)
-        return connection.execute(MASTER).fetchall()
-
-
-def _busy(exc: sqlite3.Error) -> bool:
-    """Whether `exc` says another connection holds the file's lock."""
-    return isinstance(exc, sqlite3.OperationalError) and \
-        any(word in str(exc) for word in ("locked", "busy"))
+    return cache_file.schema_of(tuple(SCHEMA))
 
 
 class StoreUnusable(Exception):
@@ -153,7 +142,7 @@ class VectorStore:
                 self._connection = self._connect()
                 return self._connection
             except sqlite3.OperationalError as exc:
-                if _busy(exc):
+                if cache_file.busy(exc):
                     return None  # another session is writing it: try again next time
                 self._remove(f"unusable ({exc})")
             except cache_file.UnsafeLocation as exc:
@@ -185,7 +174,7 @@ class VectorStore:
 
     def _check(self, connection: sqlite3.Connection) -> None:
         (version,) = connection.execute("PRAGMA user_version").fetchone()
-        schema = connection.execute(MASTER).fetchall()
+        schema = connection.execute(cache_file.MASTER).fetchall()
         if version != FORMAT or schema != expected_schema():
             raise StoreUnusable(f"format {version}, not {FORMAT}, or a schema swetui did "
                                 "not write")
@@ -196,7 +185,7 @@ class VectorStore:
     def _failed(self, exc: sqlite3.Error) -> None:
         """A busy file (another session writing it) is left alone; any other failure means
         the file is unusable, and it is started again."""
-        if _busy(exc):
+        if cache_file.busy(exc):
             log.info("vector cache %s busy; skipped this time", self.path)
             return
         self._reset(f"unusable ({exc})")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swetui.engine.gc_pause import gc_paused
-from swetui.engine.symbols import cache
+from swetui.engine.symbols import cache, cache_file
 from swetui.engine.symbols.build_order import build_order
 from swetui.engine.symbols.cache import CacheUnusable, Stamp
 from swetui.engine.symbols.extract import Definition, FileSymbols, extract
@@ -239,7 +239,7 @@ class SymbolMap:
             try:
                 cache.save(self.cache_path, files, unsaved)
             except (CacheUnusable, sqlite3.DatabaseError) as exc:
-                if cache.busy(exc):
+                if cache_file.busy(exc):
                     raise  # another session is writing it: tried again at the next write
                 cache.remove(self.cache_path, f"unusable ({exc})")
                 with self._lock:
