@@ -9,6 +9,7 @@ from __future__ import annotations
 from swetui.engine.already_sent import ShownLines
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind, ItemState, Layer, Origin
+from swetui.engine.sources import source_lines
 
 SHOWN_KINDS = frozenset({ItemKind.FILE, ItemKind.SPAN})
 """Retrieved blocks that show a file's lines (grep hits and listings are left alone)."""
@@ -37,7 +38,7 @@ def retire_shown_by_tools(engine: ContextEngine, turn: int) -> list[str]:
                     and item.state in _SENT and item.turn_created == turn
                     and path in paths):
                 continue
-            if path is not None and shown.covers(path, item.content.splitlines()):
+            if path is not None and shown.covers(path, source_lines(item.content)):
                 engine.update(item.id, state=ItemState.COMPACTED,
                               stub=f"retrieved for turn {turn}: "
                                    f"{path or item.title} (a tool result shows it)",

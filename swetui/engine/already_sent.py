@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind, ItemState
+from swetui.engine.sources import source_lines
 
 _NUMBERED = re.compile(r"^\s*(\d+)\t")
 SHOWING_KINDS = frozenset({ItemKind.FILE, ItemKind.TOOL_CALL, ItemKind.MEMORY_FILE,
@@ -38,7 +39,7 @@ class ShownLines:
         """Lines of views without numbers: they cover a numbered line of the same text."""
 
     def add(self, path: str, text: str) -> None:
-        for line in text.splitlines():
+        for line in source_lines(text):
             number, body = _split(line)
             self.texts.add((path, body))
             if number is None:

@@ -21,7 +21,7 @@ from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin,
 from swetui.engine.payloads import FilePayload, GrepPayload
 from swetui.engine.retrieval_grep import SCAN_SECONDS, grep, listing
 from swetui.engine.retrieval_spans import span_title, symbol_spans
-from swetui.engine.sources import read_workspace_text
+from swetui.engine.sources import read_workspace_text, source_lines
 from swetui.engine.spans import Span
 from swetui.engine.symbols.semantic import MODEL, ModelLoader, SemanticRanker
 from swetui.engine.symbols.symbol_map import SymbolIndex
@@ -146,7 +146,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         nonlocal room
         key = path or title
         if sent.has(kind, key, content) or (kind in (ItemKind.FILE, ItemKind.SPAN)
-                                            and sent.covers(key, content.splitlines()[1:])):
+                                            and sent.covers(key, source_lines(content)[1:])):
             result.notes.append(f"{key} is already in context")
             return False
         cost = engine.counter.count(content)
@@ -271,7 +271,7 @@ def _read_named(root: Path, rel: str, max_bytes: int, make: Callable[..., bool],
         return
     note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
     text = loaded.text
-    lines = text.splitlines()
+    lines = source_lines(text)
     cut_by_bytes = any(n.startswith("cut") for n in loaded.notes)
     if cut_by_bytes or len(lines) > MAX_NAMED_LINES:
         total = count_lines(root / rel)

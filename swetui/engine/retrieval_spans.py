@@ -132,6 +132,7 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
     """(span, the block to send) for each file the request's hits fall in, best first."""
     spans: dict[str, Span] = {}
     texts: dict[str, list[str]] = {}
+    changed: set[str] = set()
     asked = set(prose_stems(text))
 
     def weigh(stem: str) -> float:
@@ -141,6 +142,9 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
     for hit in find_hits(index, text, near, rerank):
         if exclude is not None and exclude(hit.path):
             continue
+        if hit.path in changed:
+            continue
+        symbols = index.by_file[hit.path]
         lines = texts.get(hit.path)
         if lines is None:
             try:
@@ -149,8 +153,14 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
                 continue
             if loaded is None:
                 continue
-            lines = texts[hit.path] = loaded.text.splitlines()
-        symbols = index.by_file[hit.path]
+            lines = texts[hit.path] = loaded.lines()
+            cut = any(note.startswith("cut") for note in loaded.notes)
+            if len(lines) != symbols.lines and not cut:
+                # Changed since it was mapped: the map's lines would name other code
+                # (a definition's span titled with a name it no longer holds). The
+                # watcher brings the map up to date; until then the file is left out.
+                changed.add(hit.path)
+                continue
         if max(hit.line, hit.definition.end if hit.definition else 0) > len(lines):
             continue  # the file was cut short since it was mapped: the watcher will say
         if hit.definition is not None:

@@ -38,6 +38,21 @@ class LoadedText:
     """The file's modification time, taken before reading (so a write during the read
     leaves a time older than the text, and a later check reads the file again)."""
 
+    def lines(self) -> list[str]:
+        """The text's lines, numbered as `source_lines` numbers them."""
+        return source_lines(self.text)
+
+
+def source_lines(text: str) -> list[str]:
+    """Lines as the symbol map (tree-sitter) and `read_file` number them: split at line
+    feeds only, a CRLF's carriage return dropped. `str.splitlines` also splits at form feeds,
+    vertical tabs and Unicode separators, so in a file with a form feed between two
+    functions every line after it would be numbered one further than the map says."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
 
 def read_text_file(path: Path, max_bytes: int, *, name: str | None = None,
                    follow_symlinks: bool = True) -> LoadedText | None:

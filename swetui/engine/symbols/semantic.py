@@ -225,7 +225,7 @@ class SemanticRanker:
                     return None
                 if loaded is None:
                     return None
-                lines[rel] = loaded.text.splitlines()
+                lines[rel] = loaded.lines()
             texts.append(definition_text(definition, lines[rel]))
         found = [self.cache.get(text) for text in texts]
         missing = list(dict.fromkeys(text for text, vector in zip(texts, found, strict=True)
