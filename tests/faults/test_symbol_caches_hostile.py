@@ -281,3 +281,24 @@ def test_a_map_cache_locked_while_read_is_not_deleted(
         other.execute("ROLLBACK")
         other.close()
     assert "app.py" in cache.load(path)
+
+
+def test_a_map_cache_shipped_in_write_ahead_mode_is_not_opened(tmp_path: Path) -> None:
+    """LOW: a clone ships map.sqlite in write-ahead mode with a -wal beside it: SQLite would
+    replay the shipped log into the cache and map shared memory beside it. Our caches never
+    use write-ahead logging, so such a file is started again and the log removed unread."""
+    (tmp_path / "app.py").write_text("def handler():\n    pass\n")
+    path = tmp_path / ".swetui" / "symbols" / "map.sqlite"
+    first = SymbolMap(tmp_path, cache_path=path)
+    first.build()
+    first.save()
+    with sqlite3.connect(path) as connection:
+        connection.execute("PRAGMA journal_mode=WAL")
+    assert path.read_bytes()[18:20] == b"\x02\x02"
+    (path.parent / "map.sqlite-wal").write_bytes(b"shipped log")
+    second = SymbolMap(tmp_path, cache_path=path)
+    second.build()
+    second.save()
+    assert path.read_bytes()[18:20] == b"\x01\x01", "the write-ahead database was kept"
+    assert not (path.parent / "map.sqlite-wal").exists()
+    assert "handler" in {d.name for s in second.index().by_file.values() for d in s.definitions}

@@ -22,6 +22,12 @@ MASTER = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, nam
 """The whole schema of a file: tables, indexes, triggers and views."""
 SIDE_FILES = ("-journal", "-wal", "-shm")
 """What SQLite opens beside a database, by the database's name plus these."""
+WAL_FILES = ("-wal", "-shm")
+"""Our caches keep a rollback journal (a hot one after a crash is SQLite's to roll back);
+a write-ahead log or its shared memory beside them was shipped, not left by us."""
+HEADER = b"SQLite format 3\x00"
+WAL_VERSION = 2
+"""Bytes 18 and 19 of a database's header: 1 for a rollback journal, 2 for write-ahead."""
 
 
 def schema_of(statements: tuple[str, ...]) -> list[tuple[object, ...]]:
@@ -76,14 +82,30 @@ def _own_file(path: Path) -> bool:
     return False
 
 
+def _write_ahead(path: Path) -> bool:
+    """Whether the regular file `path` is a database in write-ahead mode, which our caches
+    never are: it is removed (opening it would make SQLite map shared memory beside it and
+    replay a shipped log into it), and the cache starts again."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        head = os.read(fd, 20)
+    finally:
+        os.close(fd)
+    if head.startswith(HEADER) and WAL_VERSION in head[18:20]:
+        os.unlink(path)
+        return True
+    return False
+
+
 def prepare(path: Path, *, create: bool) -> bool:
     """Make `path` safe for SQLite to open: whether a usable cache file is there now.
     With `create`, a missing one is created 0600 (in a private folder made on the way).
     Raises UnsafeLocation (an OSError) when the folder must not be used."""
     _checked_folders(path)
     for side in SIDE_FILES:
-        _own_file(path.with_name(path.name + side))
-    if _own_file(path):
+        if _own_file(path.with_name(path.name + side)) and side in WAL_FILES:
+            os.unlink(path.with_name(path.name + side))
+    if _own_file(path) and not _write_ahead(path):
         return True
     if not create:
         return False
