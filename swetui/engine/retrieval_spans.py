@@ -19,6 +19,7 @@ from swetui.engine.spans import (
 )
 from swetui.engine.symbols.lookup import (
     Hit,
+    Meaning,
     Relevance,
     described,
     named,
@@ -32,7 +33,6 @@ from swetui.engine.symbols.neighbours import (
     neighbourhood,
     raise_sites,
 )
-from swetui.engine.symbols.semantic import Rerank
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import prose_stems
 
@@ -59,7 +59,7 @@ def _raising(index: SymbolIndex, text: str) -> tuple[list[Hit], list[str]]:
 
 
 def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
-              rerank: Rerank | None = None) -> list[Hit]:
+              rerank: Meaning | None = None) -> list[Hit]:
     """What the request needs from the map, strongest first, then what those use that the
     request is about (described behaviour ranked by meaning too when `rerank` is given)."""
     scores = Relevance(index, text, near=near)
@@ -69,7 +69,7 @@ def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
 
 
 def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
-                 scores: Relevance, rerank: Rerank | None = None) -> list[Hit]:
+                 scores: Relevance, rerank: Meaning | None = None) -> list[Hit]:
     hits, fragments = _raising(index, text)
     if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
         text = "\n".join(line for line in text.splitlines()
@@ -128,7 +128,7 @@ def span_title(span: Span) -> str:
 
 def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[str] = (),
                  exclude: Callable[[str], bool] | None = None,
-                 rerank: Rerank | None = None) -> Iterator[tuple[Span, str]]:
+                 rerank: Meaning | None = None) -> Iterator[tuple[Span, str]]:
     """(span, the block to send) for each file the request's hits fall in, best first."""
     spans: dict[str, Span] = {}
     texts: dict[str, list[str]] = {}

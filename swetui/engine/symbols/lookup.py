@@ -8,10 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
-from swetui.engine.symbols import ranking
+from swetui.engine.symbols import learned_ranking, ranking
+from swetui.engine.symbols.candidate_features import Request
 from swetui.engine.symbols.extract import Definition, FileSymbols
-from swetui.engine.symbols.semantic import Rerank
+from swetui.engine.symbols.semantic import Scored
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import STOP_WORDS, prose_stems, stems_of_identifier
 
@@ -22,8 +24,8 @@ in headers and prose) are none."""
 TESTS = re.compile(r"\btests?\b|\btesting\b|\bspec\b", re.IGNORECASE)
 MAX_PER_NAME = 3
 MAX_BEHAVIOUR = 2
-BEHAVIOUR_SHARE = 0.7
-"""Described behaviour: definitions scoring at least this share of the best one are kept."""
+WORDS_SHARE = 0.7
+"""Ranked by words only, definitions scoring at least this share of the best are kept."""
 NOVELTY = 0.15
 """A described hit in a file no earlier hit is in must say words of the request the earlier
 hits did not, worth this share of the request's weight (another file is another block)."""
@@ -315,34 +317,62 @@ class Relevance:
         return scored
 
 
+class Meaning(Protocol):
+    """How close in meaning each candidate is to the request (`semantic.SemanticRanker`)."""
+
+    def cosines(self, text: str, candidates: list[Scored]) -> list[float] | None:
+        """One cosine per candidate; None when the model cannot be had."""
+
+
+def candidates(scores: Relevance, text: str) -> list[Scored]:
+    """The definitions saying a word of the request, best by words first; only the source's
+    when some are in the source, unless the request is about tests."""
+    scored = scores.ranked()
+    if not TESTS.search(text) and any(file_weight(rel) == 1.0 for _s, rel, _d in scored):
+        scored = [entry for entry in scored if file_weight(entry[1]) == 1.0]  # source first
+    return scored
+
+
+def request_of(scores: Relevance) -> Request:
+    """What the learned ranking's features need of the request."""
+    return Request(scores.stems, scores.idf, frozenset(scores.words), frozenset(scores.near))
+
+
 def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
               within: set[str] | None = None, limit: int | None = None,
-              scores: Relevance | None = None, rerank: Rerank | None = None) -> list[Hit]:
-    """Definitions whose words best match the behaviour `text` describes (`relevance`), the
-    best re-ordered by `rerank` (by meaning, `semantic`) when given, kept while they score a
-    healthy share of the best one. Only files in `within` when given."""
+              scores: Relevance | None = None, rerank: Meaning | None = None) -> list[Hit]:
+    """Definitions best matching the behaviour `text` describes: the best by words
+    (`relevance`), chosen among by a learned ranking (`learned_ranking`) of their features
+    when `rerank` (`semantic`) gives their closeness in meaning, a second kept when its
+    learned score is within the fitted margin of the first's; by words alone otherwise, kept
+    while they score WORDS_SHARE of the best. Only files in `within` when given."""
     limit = MAX_BEHAVIOUR if limit is None else limit
     if scores is None:
         scores = Relevance(index, text, near=near, within=within)
-    stems, idf, scored = scores.stems, scores.idf, scores.ranked()
-    if not scored:
+    stems, idf = scores.stems, scores.idf
+    top = candidates(scores, text)[:learned_ranking.CANDIDATES]
+    if not top:
         return []
-    if not TESTS.search(text) and any(file_weight(rel) == 1.0 for _s, rel, _d in scored):
-        scored = [entry for entry in scored if file_weight(entry[1]) == 1.0]  # source first
-    if rerank is not None:
-        scored = rerank(text, scored)
-    best = scored[0][0]
+    cosines = rerank.cosines(text, top) if rerank is not None else None
+    words = {id(definition): score for score, _rel, definition in top}
+    best = top[0][0]
+    if cosines is None:  # words only: the learned ranking did not beat BM25F without meaning
+        chosen, floor = top, WORDS_SHARE * best
+    else:
+        chosen = learned_ranking.ordered(index, request_of(scores), top, cosines, file_weight)
+        floor = chosen[0][0] - learned_ranking.margin()
     hits: list[Hit] = []
     covered: set[str] = set()
-    for score, rel, definition in scored:
-        if score < BEHAVIOUR_SHARE * best or len(hits) >= limit:
+    for score, rel, definition in chosen:
+        if score < floor or len(hits) >= limit:
             break
         if any(h.path == rel and h.definition is not None and _nested(h.definition, definition)
                for h in hits):
             continue
         twin = next((n for n, h in enumerate(hits) if h.definition is not None
                      and h.definition.name == definition.name
-                     and abs(h.score - score) <= 0.02 * h.score), None)
+                     and abs(words[id(h.definition)] - words[id(definition)])
+                     <= 0.02 * words[id(h.definition)]), None)
         if twin is not None:
             first = hits[twin]
             hits[twin] = Hit(first.path, first.definition, first.line, first.score,

@@ -179,18 +179,9 @@ class SemanticRanker:
         the request above UNRELATED. The same definitions come back, none dropped."""
         if not scored:
             return scored
-        encoder = self.model.get()
-        if encoder is None:
-            self._say_why()
-            return scored
         top = scored[:CANDIDATES]
-        try:
-            vectors = self._vectors(encoder, top)
-            if vectors is None:
-                return scored
-            cosines = encoder.cosines(text, vectors)
-        except OSError as exc:  # the model's files changed on disk since it loaded
-            self.notice = f"ranked by words only: {exc.strerror or exc}"
+        cosines = self.cosines(text, top)
+        if cosines is None:
             return scored
         best = scored[0][0] or 1.0
         combined = [(score / best + WEIGHT * (cosine - UNRELATED), rel, definition)
@@ -206,6 +197,24 @@ class SemanticRanker:
         rest = [(min(score / best, floor), rel, definition)
                 for score, rel, definition in scored[len(top):]]
         return combined + rest
+
+    def cosines(self, text: str, candidates: list[Scored]) -> list[float] | None:
+        """The cosine of the request with each candidate's text; None when the model
+        cannot be had or its files cannot be read (`notice` then says why)."""
+        if not candidates:
+            return []
+        encoder = self.model.get()
+        if encoder is None:
+            self._say_why()
+            return None
+        try:
+            vectors = self._vectors(encoder, candidates)
+            if vectors is None:
+                return None
+            return encoder.cosines(text, vectors)
+        except OSError as exc:  # the model's files changed on disk since it loaded
+            self.notice = f"ranked by words only: {exc.strerror or exc}"
+            return None
 
     def _say_why(self) -> None:
         if self.model.error is None:
