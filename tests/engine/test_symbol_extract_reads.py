@@ -45,7 +45,7 @@ def test_references_definitions_and_their_words() -> None:
     assert "overdrawn" in by_name["Ledger.close.audit"].doc
     assert "overdrawn" not in by_name["Ledger.close"].doc  # the inner function's words
     assert [line for line, _parts in symbols.literals] == [3, 8, 12]  # b"" says nothing
-    assert symbols.literals[0][1] == ["total ", " for "]
+    assert symbols.literals[0][1] == ("total ", " for ")
 
 
 def test_a_method_defined_outside_its_class_references_the_class() -> None:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from swetui.engine.symbols import cache_file
+from swetui.engine.symbols.compact import Literals, stem_set
 from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.secrets import redact
 
@@ -77,22 +78,23 @@ def encode(symbols: FileSymbols) -> bytes:
 
 
 def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
-    """The symbols `encode` wrote; raises ValueError, TypeError, IndexError or KeyError on
-    anything else (strings are shared with every other file's through `sys.intern`)."""
+    """The symbols `encode` wrote; raises ValueError, TypeError, IndexError, KeyError or
+    OverflowError on anything else (strings are shared with every other file's through
+    `sys.intern`)."""
     strings, definitions, references, literals = json.loads(data)
     table = list(map(sys.intern, strings))
     text = table.__getitem__
-    found = [Definition(name=text(n), qualname=text(q), kind=text(k), start=int(s), end=int(e),
-                        doc=set(map(text, doc)), body=set(map(text, body)),
-                        refs=set(map(text, refs)), bases=list(map(text, bases)))
+    found = [Definition(text(n), text(q), text(k), int(s), int(e), stem_set(map(text, doc)),
+                        stem_set(map(text, body)), stem_set(map(text, refs)),
+                        tuple(map(text, bases)))
              for n, q, k, s, e, doc, body, refs, bases in definitions]
     names, counts = references
     if len(names) != len(counts):
         raise ValueError("references and counts differ in length")
     return FileSymbols(path=rel, language=language, lines=int(lines), definitions=found,
                        references=dict(zip(map(text, names), map(int, counts), strict=True)),
-                       literals=[(int(line), list(map(text, parts)))
-                                 for line, parts in literals])
+                       literals=Literals((int(line), map(text, parts))
+                                         for line, parts in literals))
 
 
 @functools.cache
@@ -163,7 +165,7 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
             for rel, size, mtime, language, lines, data in rows:
                 try:
                     symbols = decode(rel, language, lines, data)
-                except (ValueError, TypeError, IndexError, KeyError, RecursionError):
+                except (ValueError, TypeError, IndexError, KeyError, OverflowError, RecursionError):
                     log.warning("symbol map cache: the entry of %r is damaged", rel)
                     continue
                 yield rel, (symbols, (int(size), int(mtime)))

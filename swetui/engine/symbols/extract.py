@@ -17,6 +17,7 @@ from operator import attrgetter, itemgetter
 from tree_sitter import Node, QueryCursor
 
 from swetui.engine.symbols import node_kinds as kinds
+from swetui.engine.symbols.compact import EMPTY, Literal, Literals, StemSet, stem_set
 from swetui.engine.symbols.languages import parser_for
 from swetui.engine.symbols.stem_memo import identifier_stems, text_stems
 from swetui.secrets import redact
@@ -29,7 +30,8 @@ MAX_WORDS = 400
 
 @dataclass(slots=True)
 class Definition:
-    """A class, function, method or constant: its name, where it sits, and its words."""
+    """A class, function, method or constant: its name, where it sits, and its words (kept
+    as compact immutable sets, `StemSet`: the map holds a few hundred thousand of them)."""
 
     name: str
     qualname: str
@@ -38,15 +40,25 @@ class Definition:
     start: int
     end: int
     """First and last line, 1-based."""
-    doc: set[str] = field(default_factory=set)
+    doc: StemSet = EMPTY
     """Stems of its docstring, comments and string literals."""
-    body: set[str] = field(default_factory=set)
+    body: StemSet = EMPTY
     """Stems of the identifiers it uses."""
-    refs: set[str] = field(default_factory=set)
+    refs: StemSet = EMPTY
     """The names it calls (`LineDecoder()`, `ctx.find_object()`, `raise NoSuchOption()`),
     so a span can bring the definitions it depends on."""
-    bases: list[str] = field(default_factory=list)
+    bases: tuple[str, ...] = ()
     """A class's base classes, by their last name part (`mod.Base` → `Base`)."""
+
+    def __post_init__(self) -> None:  # sets and lists given by a caller are kept compact
+        if type(self.doc) is not StemSet:
+            self.doc = stem_set(self.doc)
+        if type(self.body) is not StemSet:
+            self.body = stem_set(self.body)
+        if type(self.refs) is not StemSet:
+            self.refs = stem_set(self.refs)
+        if type(self.bases) is not tuple:
+            self.bases = tuple(self.bases)
 
 
 @dataclass(slots=True)
@@ -58,8 +70,32 @@ class FileSymbols:
     lines: int
     definitions: list[Definition] = field(default_factory=list)
     references: dict[str, int] = field(default_factory=dict)
-    literals: list[tuple[int, list[str]]] = field(default_factory=list)
+    literals: Literals = field(default_factory=Literals)
     """(line, fixed parts) of each string literal, placeholders taken out."""
+
+    def __post_init__(self) -> None:
+        if type(self.literals) is not Literals:
+            self.literals = Literals(self.literals)
+
+
+@dataclass(slots=True)
+class _Draft:
+    """A definition while its file is read (its words still growing)."""
+
+    name: str
+    qualname: str
+    kind: str
+    start: int
+    end: int
+    doc: set[str]
+    body: set[str] = field(default_factory=set)
+    refs: set[str] = field(default_factory=set)
+    bases: list[str] = field(default_factory=list)
+
+    def done(self) -> Definition:
+        return Definition(self.name, self.qualname, self.kind, self.start, self.end,
+                          stem_set(self.doc), stem_set(self.body), stem_set(self.refs),
+                          tuple(self.bases))
 
 
 def _is_name(node: Node) -> bool:
@@ -192,11 +228,12 @@ class _Reader:
         self.symbols = symbols
         self.found = found
         self.root = root
-        self.spans: list[tuple[int, int, Definition]] = []
+        self.spans: list[tuple[int, int, _Draft]] = []
         """(first byte, end byte, definition) in the order of the file."""
         self.parents: list[int] = []
         self.opaque: list[tuple[int, int]] = []
         """Literals and comments: nothing inside them is read."""
+        self.literals: list[Literal] = []
         self.skipped: list[int] = []
         """First bytes of the definitions' own names."""
 
@@ -238,7 +275,7 @@ class _Reader:
             if role == 1:
                 fixed = _fragments(node)
                 if fixed:
-                    self.symbols.literals.append((node.start_point[0] + 1, fixed))
+                    self.literals.append((node.start_point[0] + 1, tuple(fixed)))
                     if inner is not None and len(inner.doc) < MAX_WORDS:
                         inner.doc.update(text_stems(redact(" ".join(fixed))))
             elif inner is not None:
@@ -246,23 +283,22 @@ class _Reader:
             else:
                 pending.update(text_stems(redact(_text(node))))
 
-    def _definition(self, node: Node, name_node: Node, outer: Definition | None,
-                    pending: set[str]) -> Definition:
+    def _definition(self, node: Node, name_node: Node, outer: _Draft | None,
+                    pending: set[str]) -> _Draft:
         kind = "class" if node.type in kinds.CLASS_NODES else \
             "function" if node.type in kinds.FUNCTION_NODES else "constant"
         name = sys.intern(_text(name_node))
         if kind == "function" and outer is not None and outer.kind == "class":
             kind = "method"
         qualname = sys.intern(f"{outer.qualname}.{name}") if outer is not None else name
-        found = Definition(name=name, qualname=qualname, kind=kind,
-                           start=node.start_point[0] + 1, end=node.end_point[0] + 1,
-                           doc=pending | identifier_stems(name))
+        found = _Draft(name=name, qualname=qualname, kind=kind,
+                       start=node.start_point[0] + 1, end=node.end_point[0] + 1,
+                       doc=pending | identifier_stems(name))
         if kind == "class":
             found.bases = _bases(node)
-        self.symbols.definitions.append(found)
         return found
 
-    def _owner(self, position: int) -> Definition | None:
+    def _owner(self, position: int) -> _Draft | None:
         """The innermost definition around a byte."""
         index = bisect_right(self.spans, position, key=lambda span: span[0]) - 1
         while index >= 0 and self.spans[index][1] <= position:
@@ -328,4 +364,6 @@ def extract(rel: str, source: bytes, language: str) -> FileSymbols:
     reader.definitions_and_prose()
     reader.names()
     reader.calls()
+    symbols.definitions = [draft.done() for _first, _end, draft in reader.spans]
+    symbols.literals = Literals(reader.literals)
     return symbols

@@ -1,0 +1,109 @@
+"""The symbol map keeps its definitions' words and its files' literals in compact forms
+(`compact.StemSet`, `compact.Literals`), so a restart of a large workspace does not take
+several times the memory of its source: each form answers exactly as the Python set or
+list it replaces, and a map restored from its cache answers look-ups exactly like the map
+built from the files."""
+
+from __future__ import annotations
+
+import shutil
+import tracemalloc
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import swetui.engine
+from swetui.engine.retrieval_spans import symbol_spans
+from swetui.engine.symbols import cache
+from swetui.engine.symbols.compact import Literals, StemSet
+from swetui.engine.symbols.outline import outline
+from swetui.engine.symbols.symbol_map import SymbolMap
+
+WORDS = st.text(alphabet="abcé_", max_size=4)
+SOURCE = Path(swetui.engine.__file__).parent
+REQUESTS = (
+    "How does `SymbolMap.update` patch the index?",
+    "where are symlinked cache folders refused?",
+    "RuntimeError: could not parse some.py",
+    "which definitions does an outline list first for each file?",
+    "Why is the collector paused while the map builds?",
+)
+
+
+@given(items=st.lists(WORDS, max_size=12), other=st.sets(WORDS, max_size=6), probe=WORDS)
+def test_a_stem_set_answers_as_a_frozenset(items: list[str], other: set[str],
+                                            probe: str) -> None:
+    compact, plain = StemSet(items), frozenset(items)
+    assert (probe in compact) == (probe in plain)
+    assert len(compact) == len(plain) and set(compact) == plain
+    assert compact == plain and plain == compact and compact == set(items)
+    assert (compact != other) == (plain != other)
+    assert compact - other == plain - other and other - compact == other - plain
+    assert compact | other == plain | other and other | compact == other | plain
+    assert compact & other == plain & other and other & compact == other & plain
+    assert (compact <= other) == (plain <= other)
+    assert compact.isdisjoint(other) == plain.isdisjoint(other)
+    grown = set(other)
+    grown |= compact
+    assert grown == other | plain and isinstance(grown, set)
+
+
+@given(st.lists(st.tuples(st.integers(0, 2**40), st.lists(WORDS, max_size=3)), max_size=8))
+def test_packed_literals_read_back_as_the_list(literals: list[tuple[int, list[str]]]) -> None:
+    expected = [(line, tuple(parts)) for line, parts in literals]
+    packed = Literals(literals)
+    assert list(packed) == expected and len(packed) == len(expected)
+    assert [packed[n] for n in range(len(expected))] == expected
+    assert packed == literals and packed == Literals(expected)
+    if expected:
+        assert packed[-1] == expected[-1]
+
+
+def _workspace(tmp_path: Path) -> Path:
+    """A copy of swetui's engine: real definitions, docstrings and message literals."""
+    root = tmp_path / "ws"
+    shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def _answers(symbols: SymbolMap) -> list[object]:
+    """What look-ups see (file ranks rounded: a restart reads the files in the cache's order,
+    so PageRank adds the same numbers in another order)."""
+    index = symbols.index()
+    return [outline(index), sorted(index.by_name), index.document_frequency,
+            index.referenced, {rel: round(rank, 12) for rel, rank in index.file_rank.items()},
+            *([(span.path, span.lines, text) for span, text in
+               symbol_spans(symbols.root, index, request)] for request in REQUESTS)]
+
+
+def test_a_restored_map_answers_like_the_built_one(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    stored = tmp_path / "cache" / cache.FILE_NAME
+    built = SymbolMap(root, cache_path=stored)
+    built.build()
+    restored = SymbolMap(root, cache_path=stored)
+    restored.build()
+    assert restored.files == built.files
+    answers = _answers(built)
+    assert any(answers[5:]), "the requests should find something in swetui's engine"
+    assert _answers(restored) == answers
+
+
+def test_a_restored_map_takes_less_memory_than_three_times_its_source(tmp_path: Path) -> None:
+    """A map of sets and lists took 7.5 bytes per byte of source (780 MB for a 10,000-file,
+    120 MB workspace); measured with tracemalloc, not by the map."""
+    root = _workspace(tmp_path)
+    source = sum(path.stat().st_size for path in root.rglob("*.py"))
+    stored = tmp_path / "cache" / cache.FILE_NAME
+    SymbolMap(root, cache_path=stored).build()
+    tracemalloc.start()
+    try:
+        restored = SymbolMap(root, cache_path=stored)
+        restored.build()
+        restored.index()
+        held, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert restored.files
+    assert held < 3 * source, f"{held / source:.1f} bytes of map per byte of source"
