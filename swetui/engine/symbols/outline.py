@@ -4,6 +4,7 @@ its most referenced definitions, within a line budget."""
 from __future__ import annotations
 
 from swetui.engine.symbols.extract import Definition
+from swetui.engine.symbols.generated import skipped_note
 from swetui.engine.symbols.symbol_map import SymbolIndex
 
 OUTLINE_LINES = 150
@@ -24,6 +25,8 @@ def outline(index: SymbolIndex, max_lines: int = OUTLINE_LINES) -> str:
     total = sum(len(index.by_file[rel].definitions) for rel in files)
     lines = [f"Repository map: {len(files):,} files, {total:,} definitions; most used first "
              "(line numbers after ':')."]
+    if index.skipped:
+        lines.append(skipped_note(index.skipped))
     shown_files = 0
     for rel in files:
         definitions = index.by_file[rel].definitions

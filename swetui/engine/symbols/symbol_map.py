@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swetui.engine.gc_pause import gc_paused
-from swetui.engine.symbols import cache, cache_file
+from swetui.engine.symbols import cache, cache_file, generated
 from swetui.engine.symbols.build_order import build_order
 from swetui.engine.symbols.cache import CacheUnusable, Stamp
 from swetui.engine.symbols.extract import Definition, FileSymbols, extract
@@ -27,7 +27,7 @@ from swetui.files import looks_binary, read_regular
 log = logging.getLogger(__name__)
 
 MAX_PARSE_BYTES = 1_000_000
-"""Larger files (generated code, bundles) are left out of the map."""
+"""Larger files (generated code, bundles) are left out of the map (`generated.TOO_LARGE`)."""
 PUBLISH_EVERY = 200
 """Files read between two publications of the partial map during a build."""
 SAVE_EVERY = 1_000
@@ -47,6 +47,9 @@ class SymbolIndex:
     file_rank: dict[str, float] = field(default_factory=dict)
     referenced: dict[str, int] = field(default_factory=dict)
     """How often each name is referenced across the workspace."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Files left out of the map and why (`generated`: generated, minified, vendored, too
+    large)."""
 
     def idf(self, stem: str) -> float:
         return math.log((self.definitions + 1) / (self.document_frequency.get(stem, 0) + 1))
@@ -87,6 +90,9 @@ class SymbolMap:
         self._index: tuple[int, SymbolIndex] | None = None
         self._unsaved: set[str] = set()
         """Paths whose entry changed (or went) since the cache was last written."""
+        self.skipped: dict[str, str] = {}
+        """Files left out of the map as generated, minified, vendored or too large, and
+        why (`generated`)."""
 
     # -- building --------------------------------------------------------------------------
 
@@ -201,16 +207,24 @@ class SymbolMap:
                 self.generation += 1
                 if current is not None and current[0] == self.generation - 1:
                     self._index = (self.generation, patched(current[1], changes))
+                    self._index[1].skipped = dict(self.skipped)
         return [rel for rel, _old, _new in changes]
 
     def _parse(self, rel: str, known: tuple[FileSymbols, Stamp] | None,
                ) -> tuple[FileSymbols, Stamp] | None:
+        self.skipped.pop(rel, None)
         language = language_of(rel)
         if language is None or (self.exclude is not None and self.exclude(rel)):
             return None
+        if (reason := generated.by_path(rel)) is not None:
+            self.skipped[rel] = reason
+            return None
         path = self.root / rel
         stamp = _stamp(path)
-        if stamp is None or stamp[0] > MAX_PARSE_BYTES:
+        if stamp is None:
+            return None
+        if stamp[0] > MAX_PARSE_BYTES:
+            self.skipped[rel] = generated.TOO_LARGE
             return None
         if known is not None and known[1] == stamp:
             return known
@@ -219,6 +233,9 @@ class SymbolMap:
         except OSError:
             return None
         if looks_binary(data):
+            return None
+        if (reason := generated.by_content(data)) is not None:
+            self.skipped[rel] = reason
             return None
         try:
             return extract(rel, data, language), stamp
@@ -263,6 +280,7 @@ class SymbolMap:
         with gc_paused(freeze=True):
             built = build_index(files)
         built.partial = progress
+        built.skipped = dict(self.skipped)
         with self._lock:
             self._index = (generation, built)
         return built
