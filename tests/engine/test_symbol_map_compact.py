@@ -58,6 +58,7 @@ def test_packed_literals_read_back_as_the_list(literals: list[tuple[int, list[st
     assert packed == literals and packed == Literals(expected)
     if expected:
         assert packed[-1] == expected[-1]
+    assert Literals.from_columns(*packed.columns()) == packed  # as the cache stores them
 
 
 def _workspace(tmp_path: Path) -> Path:

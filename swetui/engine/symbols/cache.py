@@ -23,13 +23,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from swetui.engine.symbols import cache_file
-from swetui.engine.symbols.compact import Literals, stem_set
+from swetui.engine.symbols.compact import EMPTY, Literals, StemSet
 from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
-FORMAT = 5
+FORMAT = 6
 """Bumped when what is stored changes; a file of another format is deleted and rebuilt."""
 MAX_ROW_BYTES = 8_000_000
 """A row larger than any real file's symbols is not read (its file is parsed again)."""
@@ -56,16 +56,17 @@ class CacheUnusable(Exception):
 
 def encode(symbols: FileSymbols) -> bytes:
     """One file's symbols as a compact JSON document: [strings, definitions, references,
-    literals], every string stored once and referred to by its number."""
-    literals = [(line, [redact(part) for part in parts]) for line, parts in symbols.literals]
+    literals], every string stored once and referred to by its number; the literals in
+    columns (their lines, how many parts each has, all the parts)."""
+    lines, counts, raw_parts = symbols.literals.columns()
+    parts = list(map(redact, raw_parts))
     strings: dict[str, None] = dict.fromkeys(symbols.references)
     for d in symbols.definitions:
         strings.update(dict.fromkeys((d.name, d.qualname, d.kind, *d.bases)))
         strings.update(dict.fromkeys(d.doc))
         strings.update(dict.fromkeys(d.body))
         strings.update(dict.fromkeys(d.refs))
-    for _line, parts in literals:
-        strings.update(dict.fromkeys(parts))
+    strings.update(dict.fromkeys(parts))
     number = {text: n for n, text in enumerate(strings)}.__getitem__
     definitions = [[number(d.name), number(d.qualname), number(d.kind), d.start, d.end,
                     list(map(number, d.doc)), list(map(number, d.body)),
@@ -73,7 +74,7 @@ def encode(symbols: FileSymbols) -> bytes:
                    for d in symbols.definitions]
     references = [list(map(number, symbols.references)), list(symbols.references.values())]
     return json.dumps([list(strings), definitions, references,
-                       [[line, list(map(number, parts))] for line, parts in literals]],
+                       [lines, counts, list(map(number, parts))]],
                       separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
@@ -84,17 +85,21 @@ def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
     strings, definitions, references, literals = json.loads(data)
     table = list(map(sys.intern, strings))
     text = table.__getitem__
-    found = [Definition(text(n), text(q), text(k), int(s), int(e), stem_set(map(text, doc)),
-                        stem_set(map(text, body)), stem_set(map(text, refs)),
+    new = tuple.__new__  # StemSet(…) without a Python call per set: a third of decoding
+    found = [Definition(text(n), text(q), text(k), int(s), int(e),
+                        new(StemSet, sorted({*map(text, doc)})) if doc else EMPTY,
+                        new(StemSet, sorted({*map(text, body)})) if body else EMPTY,
+                        new(StemSet, sorted({*map(text, refs)})) if refs else EMPTY,
                         tuple(map(text, bases)))
              for n, q, k, s, e, doc, body, refs, bases in definitions]
     names, counts = references
+    literal_lines, literal_counts, literal_parts = literals
     if len(names) != len(counts):
         raise ValueError("references and counts differ in length")
     return FileSymbols(path=rel, language=language, lines=int(lines), definitions=found,
                        references=dict(zip(map(text, names), map(int, counts), strict=True)),
-                       literals=Literals((int(line), map(text, parts))
-                                         for line, parts in literals))
+                       literals=Literals.from_columns(literal_lines, literal_counts,
+                                                      map(text, literal_parts)))
 
 
 @functools.cache

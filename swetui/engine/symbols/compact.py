@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence, Set
+from itertools import accumulate, chain
+from operator import itemgetter
 from typing import Any, overload
 
 
@@ -101,13 +103,29 @@ class Literals(Sequence[Literal]):
     __slots__ = ("_ends", "_lines", "_parts")
 
     def __init__(self, literals: Iterable[tuple[int, Iterable[str]]] = ()) -> None:
-        lines, ends = array("q"), array("q")
-        parts: list[str] = []
-        for line, fixed in literals:
-            lines.append(line)
-            parts.extend(fixed)
-            ends.append(len(parts))
-        self._lines, self._ends, self._parts = lines, ends, tuple(parts)
+        pairs = [(line, tuple(parts)) for line, parts in literals]
+        self._lines = array("q", map(itemgetter(0), pairs))
+        self._ends = array("q", accumulate(len(parts) for _line, parts in pairs))
+        self._parts = tuple(chain.from_iterable(parts for _line, parts in pairs))
+
+    @classmethod
+    def from_columns(cls, lines: Iterable[int], counts: Iterable[int],
+                     parts: Iterable[str]) -> Literals:
+        """The literals `columns` gave (no Python step per literal: a restart reads close
+        to a million); ValueError or TypeError when the columns do not fit together."""
+        packed = cls()
+        packed._lines, counted = array("q", lines), array("q", counts)
+        packed._ends, packed._parts = array("q", accumulate(counted)), tuple(parts)
+        if len(counted) != len(packed._lines) or (counted and min(counted) < 0) or \
+                (packed._ends[-1] if packed._ends else 0) != len(packed._parts):
+            raise ValueError("literal columns do not fit together")
+        return packed
+
+    def columns(self) -> tuple[list[int], list[int], tuple[str, ...]]:
+        """(lines, how many parts each literal has, all the parts in order)."""
+        ends = self._ends.tolist()
+        return self._lines.tolist(), [end - start for start, end in
+                                      zip([0, *ends], ends, strict=False)], self._parts
 
     def __len__(self) -> int:
         return len(self._lines)
