@@ -20,6 +20,7 @@ from swetui.engine.symbols import cache, cache_file, generated
 from swetui.engine.symbols.build_order import build_order
 from swetui.engine.symbols.cache import CacheUnusable, Stamp
 from swetui.engine.symbols.extract import Definition, FileSymbols, extract
+from swetui.engine.symbols.file_rank import rank_files
 from swetui.engine.symbols.languages import language_of
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 from swetui.files import looks_binary, read_regular
@@ -309,7 +310,7 @@ def build_index(files: dict[str, tuple[FileSymbols, Stamp]]) -> SymbolIndex:
         for name, count in symbols.references.items():
             referenced[name] = referenced.get(name, 0) + count
     index.document_frequency = dict(frequency)
-    index.file_rank = _rank_files(index)
+    index.file_rank = rank_files(index.by_file, index.by_name)
     return index
 
 
@@ -371,44 +372,3 @@ def _add_file(index: SymbolIndex, rel: str, symbols: FileSymbols, *, shared: boo
             _count(index.document_frequency, stem, 1)
     for name, count in symbols.references.items():
         _count(index.referenced, name, count)
-
-
-def _rank_files(index: SymbolIndex, rounds: int = 20, damping: float = 0.85) -> dict[str, float]:
-    """PageRank over 'file A references a name file B defines' (weighted by how often, and
-    split among the files defining that name), as a repository map ranks files."""
-    files = list(index.by_file)
-    if not files:
-        return {}
-    definers: dict[str, frozenset[str]] = {}
-    for name, defined in index.by_name.items():
-        if len(defined) <= 20:  # `__init__`, `get`: names defined everywhere say nothing
-            definers[name] = frozenset(where for where, _ in defined)
-    number = {rel: n for n, rel in enumerate(files)}
-    edges: list[tuple[int, list[int], list[float], float]] = []
-    for rel, symbols in index.by_file.items():
-        out: dict[str, float] = {}
-        for name, count in symbols.references.items():
-            found = definers.get(name)
-            if found is None:
-                continue
-            if rel in found:
-                found = found - {rel}
-                if not found:
-                    continue
-            weight = math.sqrt(count) / len(found)
-            for target in found:
-                out[target] = out.get(target, 0.0) + weight
-        total = sum(out.values())
-        if total:
-            edges.append((number[rel], [number[target] for target in out], list(out.values()),
-                          total))
-    # by file number, not name: the same sums in the same order, a third of the time
-    rank = [1.0 / len(files)] * len(files)
-    for _ in range(rounds):
-        new = [(1.0 - damping) / len(files)] * len(files)
-        for source, targets, weights, total in edges:
-            share = damping * rank[source] / total
-            for number_of, weight in zip(targets, weights, strict=True):
-                new[number_of] += share * weight
-        rank = new
-    return dict(zip(files, rank, strict=True))
