@@ -17,6 +17,7 @@ from bench.candidate_ranking_fit import Group, fit
 from bench.fit_candidate_ranking import GROUPS, load_groups
 from swetui.engine.symbols import candidate_weights
 from swetui.engine.symbols.candidate_features import FEATURES, rows
+from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.learned_ranking import CANDIDATES, ordered, score_rows
 from swetui.engine.symbols.lookup import (
     Relevance,
@@ -183,3 +184,17 @@ def test_the_refit_script_reproduces_the_shipped_weights() -> None:
         assert abs(a - b) < 1e-3, name
     for a, b in zip(refit.means + refit.scales, shipped.means + shipped.scales, strict=True):
         assert abs(a - b) < 1e-4
+
+
+def test_a_definition_with_lines_out_of_order_still_gets_finite_features(
+        tmp_path: Path) -> None:
+    """A map entry whose last line is before its first (a stale or odd parse) must not
+    break the request: its size counts as one line."""
+    index = _index(_workspace(tmp_path, {"pkg/settings.py": TWINS}))
+    scores, top = _candidates(index, "Where is the timeout setting read?")
+    score, rel, definition = top[0]
+    odd = Definition(definition.name, definition.qualname, definition.kind, 50, 3,
+                     definition.doc, definition.body)
+    found = rows(index, request_of(scores), [(score, rel, odd), *top[1:]],
+                 [0.5] * len(top), file_weight)
+    assert all(math.isfinite(value) for row in found for value in row)
