@@ -138,6 +138,16 @@ EVIL_INDEX = "CREATE INDEX evil ON {table}(length(hex(zeroblob(100000000))))"
 still allows built-in functions): 0.5 s of CPU and +500 MB per vector stored, measured."""
 
 
+def _saved_map(root: Path) -> Path:
+    """The cache of a one-function workspace, built and saved."""
+    (root / "app.py").write_text("def handler():\n    pass\n")
+    path = root / ".swetui" / "symbols" / "map.sqlite"
+    symbols = SymbolMap(root, cache_path=path)
+    symbols.build()
+    symbols.save()
+    return path
+
+
 def _indexes(path: Path) -> list[str]:
     with sqlite3.connect(path) as connection:
         return [name for (name,) in connection.execute(
@@ -163,11 +173,7 @@ def test_a_vector_cache_with_a_foreign_index_is_started_again(tmp_path: Path) ->
 
 def test_a_map_cache_with_a_foreign_index_is_rebuilt(tmp_path: Path) -> None:
     """MEDIUM: the same hole in map.sqlite's check (`row[0] != "index"` is skipped)."""
-    (tmp_path / "app.py").write_text("def handler():\n    pass\n")
-    path = tmp_path / ".swetui" / "symbols" / "map.sqlite"
-    first = SymbolMap(tmp_path, cache_path=path)
-    first.build()
-    first.save()
+    path = _saved_map(tmp_path)
     with sqlite3.connect(path) as connection:
         connection.execute(EVIL_INDEX.format(table="files").replace("100000000", "1"))
     (tmp_path / "more.py").write_text("def other():\n    pass\n")
@@ -208,9 +214,7 @@ def test_a_map_cache_busy_in_another_session_is_not_deleted(
     damaged file, deleted and written anew (the other session's write then went to the
     deleted file and was lost)."""
     monkeypatch.setattr(cache, "BUSY_WAIT", 0.05)  # the other session does not let go here
-    (tmp_path / "app.py").write_text("def handler():\n    pass\n")
-    path = tmp_path / ".swetui" / "symbols" / "map.sqlite"
-    SymbolMap(tmp_path, cache_path=path).build()
+    path = _saved_map(tmp_path)
     (tmp_path / "more.py").write_text("def other():\n    pass\n")
     second = SymbolMap(tmp_path, cache_path=path)
     other = sqlite3.connect(path, isolation_level=None)
@@ -268,9 +272,7 @@ def test_a_map_cache_locked_while_read_is_not_deleted(
     """Another session committing (an exclusive lock) while this one starts: the map is
     built without the cache this time, and the kept file is not taken for damaged."""
     monkeypatch.setattr(cache, "BUSY_WAIT", 0.05)  # the other session does not let go here
-    (tmp_path / "app.py").write_text("def handler():\n    pass\n")
-    path = tmp_path / ".swetui" / "symbols" / "map.sqlite"
-    SymbolMap(tmp_path, cache_path=path).build()
+    path = _saved_map(tmp_path)
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     try:
@@ -287,11 +289,7 @@ def test_a_map_cache_shipped_in_write_ahead_mode_is_not_opened(tmp_path: Path) -
     """LOW: a clone ships map.sqlite in write-ahead mode with a -wal beside it: SQLite would
     replay the shipped log into the cache and map shared memory beside it. Our caches never
     use write-ahead logging, so such a file is started again and the log removed unread."""
-    (tmp_path / "app.py").write_text("def handler():\n    pass\n")
-    path = tmp_path / ".swetui" / "symbols" / "map.sqlite"
-    first = SymbolMap(tmp_path, cache_path=path)
-    first.build()
-    first.save()
+    path = _saved_map(tmp_path)
     with sqlite3.connect(path) as connection:
         connection.execute("PRAGMA journal_mode=WAL")
     assert path.read_bytes()[18:20] == b"\x02\x02"
