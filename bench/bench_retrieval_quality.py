@@ -41,16 +41,8 @@ from typing import Any
 
 from bench.common import entry
 from bench.retrieval_projects import (
-    HELD_OUT,
-    HELD_OUT_2,
-    HELD_OUT_3,
-    HELD_OUT_4,
-    HELD_OUT_5,
-    HELD_OUT_6,
-    HELD_OUT_7,
-    HELD_OUT_8,
+    DEVELOPMENT_SETS,
     LABELS,
-    TUNED_2,
     Needed,
     labels,
     needed,
@@ -190,12 +182,7 @@ TARGETS = {"precision": (">= 0.85", lambda v: v >= 0.85), "waste": ("<= 0.10", l
 def run() -> list[dict[str, Any]]:
     """Entries for `python -m bench`."""
     entries = []
-    for label, path in (("tuned on", LABELS), ("tuned on 2", TUNED_2),
-                        ("held out 1", HELD_OUT),
-                        ("held out 2", HELD_OUT_2), ("held out 3", HELD_OUT_3),
-                        ("held out 4", HELD_OUT_4),
-                        ("held out 5", HELD_OUT_5), ("held out 6", HELD_OUT_6),
-                        ("held out 7", HELD_OUT_7), ("held out 8", HELD_OUT_8)):
+    for label, path in DEVELOPMENT_SETS:
         ours, build = evaluate(True, path)
         before, _ = evaluate(False, path)
         words, _ = evaluate(True, path, semantic=None)

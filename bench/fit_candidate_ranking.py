@@ -25,16 +25,7 @@ from pathlib import Path
 
 from bench.candidate_ranking_fit import Group, Tally, fit, leave_one_set_out
 from bench.retrieval_projects import (
-    HELD_OUT,
-    HELD_OUT_2,
-    HELD_OUT_3,
-    HELD_OUT_4,
-    HELD_OUT_5,
-    HELD_OUT_6,
-    HELD_OUT_7,
-    HELD_OUT_8,
-    LABELS,
-    TUNED_2,
+    DEVELOPMENT_SETS,
     labels,
     needed,
     project_root,
@@ -49,10 +40,7 @@ from swetui.engine.symbols.semantic import MODEL, Scored, SemanticRanker, Vector
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 
-SETS = (("tuned", LABELS), ("tuned 2", TUNED_2), ("held out 1", HELD_OUT),
-        ("held out 2", HELD_OUT_2), ("held out 3", HELD_OUT_3), ("held out 4", HELD_OUT_4),
-        ("held out 5", HELD_OUT_5), ("held out 6", HELD_OUT_6), ("held out 7", HELD_OUT_7),
-        ("held out 8", HELD_OUT_8))
+SETS = DEVELOPMENT_SETS
 """The development sets: the only labels this script may read."""
 GROUPS = Path(__file__).with_name("candidate_ranking_groups.json")
 WEIGHTS = Path(__file__).parents[1] / "swetui" / "engine" / "symbols" / "candidate_weights.py"
@@ -147,47 +135,15 @@ def _table(name: str, table: LinearRanking) -> str:
             f"        # feature, mean, scale, weight (per standardised unit)\n{rows}    ))\n")
 
 
-HEADER = '''"""The learned candidate ranking's weights (`learned_ranking`): fitted by
-`python -m bench.fit_candidate_ranking` (do not edit by hand) on the described requests of the
-ten development sets (tuned, tuned 2, held out 1-8), a listwise softmax over each request's
-ten best candidates by words with a ridge penalty, from `bench/candidate_ranking_groups.json`.
-Each feature (`candidate_features.FEATURES`) is standardised by its mean and scale, then
-weighted; `margin` (on the score's log-probability scale) attaches a second candidate.
-Fitted on all ten sets, so their figures with these weights are in-sample; the honest
-estimate is the script's leave-one-set-out table. Only with meaning: ranked by words alone
-(no model), a fit without the meaning features did not beat BM25F's order out of sample
-(45 against 43 of 87 first picks, lower recall), so words alone keep that order."""
-
-from __future__ import annotations
-
-from dataclasses import dataclass
+TABLE_START = "WITH_MEANING = "
+"""Where the fitted table starts in `candidate_weights.py`: what is above it (its note and
+the LinearRanking type) is kept as it is when the weights are refitted."""
 
 
-@dataclass(frozen=True, slots=True)
-class LinearRanking:
-    """A fitted linear ranking: each feature standardised by its mean and scale, weighted."""
-
-    features: tuple[str, ...]
-    means: tuple[float, ...]
-    scales: tuple[float, ...]
-    weights: tuple[float, ...]
-    margin: float
-    """A second candidate is attached when its score is within this of the first's."""
-
-    @classmethod
-    def of(cls, margin: float, rows: tuple[tuple[str, float, float, float], ...]
-           ) -> LinearRanking:
-        """From one (feature, mean, scale, weight) row per feature."""
-        return cls(tuple(r[0] for r in rows), tuple(r[1] for r in rows),
-                   tuple(r[2] for r in rows), tuple(r[3] for r in rows), margin)
-
-
-'''
-
-
-def weights_module(groups: list[Group]) -> str:
-    """The text of `candidate_weights.py` fitted on all `groups`."""
-    return HEADER + _table("WITH_MEANING", fit(groups, True))
+def weights_module(groups: list[Group], current: str) -> str:
+    """The text of `candidate_weights.py` (now `current`) with the table fitted on all
+    `groups`."""
+    return current[:current.index(TABLE_START)] + _table("WITH_MEANING", fit(groups, True))
 
 
 def load_groups(path: Path = GROUPS) -> list[Group]:
@@ -202,7 +158,8 @@ def main() -> None:
     groups = load_groups()
     report(groups, True)
     report(groups, False)
-    WEIGHTS.write_text(weights_module(groups), encoding="utf-8")
+    WEIGHTS.write_text(weights_module(groups, WEIGHTS.read_text(encoding="utf-8")),
+                       encoding="utf-8")
     print(f"\nwrote {WEIGHTS}", file=sys.stderr)
 
 
