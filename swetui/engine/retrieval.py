@@ -28,6 +28,7 @@ from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 from swetui.files import (
     file_kind,
+    inside,
     read_error,
     read_regular,
 )
@@ -164,6 +165,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
 
     named, directories = _named_paths(root, text, tree, result)
     if exclude is not None:
+        exclude = _name_or_target(root, exclude)
         refused = [rel for rel in named if exclude(rel)]
         for rel in refused:
             result.notes.append(f"{rel}: may hold secrets, not read")
@@ -224,6 +226,20 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     result.summary = redact(_summary(result, terms))
     result.notes = [redact(note) for note in result.notes]
     return result
+
+
+def _name_or_target(root: Path, exclude: Callable[[str], bool]) -> Callable[[str], bool]:
+    """`exclude` asked of a path and of the file it leads to: a cloned repository's
+    `settings.py -> .env` is the .env (read_file refuses it by its target too)."""
+    real_root = os.path.realpath(root)
+
+    def excluded(rel: str) -> bool:
+        if exclude(rel):
+            return True
+        real = Path(os.path.realpath(os.path.join(real_root, rel)))
+        return inside(Path(real_root), real) and \
+            exclude(real.relative_to(real_root).as_posix())
+    return excluded
 
 
 def _named_paths(root: Path, text: str, tree: Callable[[], list[str]],

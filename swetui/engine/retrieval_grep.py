@@ -50,7 +50,9 @@ def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
             if not any(needle in lower for needle in needles):
                 continue
             weight = grep_weight(rel)
-            for number, line in enumerate(data.splitlines(), 1):
+            # numbered as read_file numbers them: at line feeds only (bytes.splitlines
+            # also splits at a lone carriage return)
+            for number, line in enumerate(data.split(b"\n"), 1):
                 low = line.lower()
                 score = sum(2 if e in line else 1 for e, n in zip(exact, needles, strict=True)
                             if n in low)

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 FORMAT = 6
 """Bumped when what is stored changes; a file of another format is deleted and rebuilt."""
 MAX_ROW_BYTES = 8_000_000
+MAX_COUNT = 1_000_000_000
+"""More references to one name than a row's file could hold: the row was not written here."""
 """A row larger than any real file's symbols is not read (its file is parsed again)."""
 FILE_NAME = "map.sqlite"
 """The cache's name in `.swetui/symbols/`."""
@@ -96,10 +98,30 @@ def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
     literal_lines, literal_counts, literal_parts = literals
     if len(names) != len(counts):
         raise ValueError("references and counts differ in length")
-    return FileSymbols(path=rel, language=language, lines=int(lines), definitions=found,
-                       references=dict(zip(map(text, names), map(int, counts), strict=True)),
-                       literals=Literals.from_columns(literal_lines, literal_counts,
-                                                      map(text, literal_parts)))
+    symbols = FileSymbols(path=rel, language=language, lines=int(lines), definitions=found,
+                          references=dict(zip(map(text, names), map(int, counts),
+                                              strict=True)),
+                          literals=Literals.from_columns(literal_lines, literal_counts,
+                                                         map(text, literal_parts)))
+    _check_numbers(symbols, literal_lines)
+    return symbols
+
+
+def _check_numbers(symbols: FileSymbols, literal_lines: list[int]) -> None:
+    """Raise ValueError unless the row's numbers are ones a parse gives: lines from 1, a
+    definition ending at or after its first line, each reference counted at least once and
+    at most MAX_COUNT times. A planted row (a shipped map.sqlite whose size and time match
+    the file, as an archive keeps them) could otherwise send a block of no lines, the
+    file's last lines under a definition's name (negative lines index from the end), or
+    make the file ranking's square root raise on every look-up."""
+    if symbols.lines < 0 or (literal_lines and min(literal_lines) < 1):
+        raise ValueError("line numbers out of range")
+    for definition in symbols.definitions:
+        if not 1 <= definition.start <= definition.end:
+            raise ValueError("a definition's lines out of range")
+    if symbols.references and not 1 <= min(symbols.references.values()) \
+            <= max(symbols.references.values()) <= MAX_COUNT:
+        raise ValueError("a reference count out of range")
 
 
 @functools.cache

@@ -27,6 +27,8 @@ from safetensors import safe_open
 from threadpoolctl import ThreadpoolController
 from tokenizers import Tokenizer
 
+from swetui.files import open_regular
+
 Vectors = npt.NDArray[np.float32]
 
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -121,7 +123,7 @@ def _read_weights(path: str) -> dict[str, Vectors]:
 
 def _read_tokenizer(path: Path) -> Tokenizer:
     """The tokenizer in `path`, if its bytes are the published ones (`TOKENIZER_SHA256`)."""
-    with path.open("rb") as file:
+    with open_regular(path) as file:  # a FIFO in its place must not block the loader
         data = file.read(MAX_TOKENIZER_BYTES + 1)
     if len(data) > MAX_TOKENIZER_BYTES or \
             hashlib.sha256(data).hexdigest() != TOKENIZER_SHA256:
@@ -177,9 +179,11 @@ class Encoder:
         directory = model_dir() if directory is None else directory
         weights_path = directory / "model.safetensors"
         try:
-            with weights_path.open("rb") as file:
-                digest = hashlib.file_digest(file, "sha256").hexdigest()
-            if digest != WEIGHTS_SHA256:
+            hashed = hashlib.sha256()
+            with open_regular(weights_path) as file:  # a FIFO must not block the loader
+                while chunk := file.read(1 << 20):
+                    hashed.update(chunk)
+            if hashed.hexdigest() != WEIGHTS_SHA256:
                 raise EncoderUnavailable(f"{weights_path} is not the expected model "
                                          "(its checksum differs)")
             weights = _read_weights(str(weights_path))
