@@ -89,9 +89,9 @@ def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
     text = table.__getitem__
     new = tuple.__new__  # StemSet(…) without a Python call per set: a third of decoding
     found = [Definition(text(n), text(q), text(k), int(s), int(e),
-                        new(StemSet, sorted({*map(text, doc)})) if doc else EMPTY,
-                        new(StemSet, sorted({*map(text, body)})) if body else EMPTY,
-                        new(StemSet, sorted({*map(text, refs)})) if refs else EMPTY,
+                        new(StemSet, {*map(text, doc)}) if doc else EMPTY,
+                        new(StemSet, {*map(text, body)}) if body else EMPTY,
+                        new(StemSet, {*map(text, refs)}) if refs else EMPTY,
                         tuple(map(text, bases)))
              for n, q, k, s, e, doc, body, refs, bases in definitions]
     names, counts = references

@@ -1,6 +1,6 @@
 """Compact forms of what the symbol map keeps for every definition and file, so a restart
 loads a 10,000-file workspace's map in a fraction of the memory Python's sets and lists
-take: `StemSet`, a small immutable set of strings kept as a sorted tuple (the map holds
+take: `StemSet`, a small immutable set of strings kept as a tuple (the map holds
 three per definition, a 10,000-file workspace has about 250,000 definitions, and a set of
 ten stems takes about 730 bytes where the tuple takes 120; membership is a scan in C — nine
 sets in ten hold fewer than 16 stems — and the set operations the look-ups use answer as a
@@ -17,19 +17,19 @@ from typing import Any, overload
 
 
 class StemSet(tuple[str, ...], Set[str]):
-    """`frozenset(items)`, stored as its sorted members."""
+    """`frozenset(items)`, stored as its members (each once, in no particular order)."""
 
     __slots__ = ()
 
     def __new__(cls, items: Iterable[str] = ()) -> StemSet:
-        return super().__new__(cls, sorted(set(items)))
+        return super().__new__(cls, items if isinstance(items, (set, frozenset)) else set(items))
 
     # `in`, `len` and iteration are the tuple's own (in C; defining them here would route
     # every `stem in doc` through Python).
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, StemSet):
-            return tuple.__eq__(self, other)
+            return len(other) == len(self) and frozenset(other).issuperset(self)
         if isinstance(other, (set, frozenset)):
             return len(other) == len(self) and other.issuperset(self)
         return NotImplemented
@@ -54,7 +54,7 @@ class StemSet(tuple[str, ...], Set[str]):
         return hash(frozenset(self))
 
     def __repr__(self) -> str:
-        return f"StemSet({list(self)!r})"
+        return f"StemSet({sorted(self)!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (StemSet, (tuple(self),))
@@ -79,6 +79,21 @@ class StemSet(tuple[str, ...], Set[str]):
 
     def isdisjoint(self, other: Iterable[Any]) -> bool:
         return frozenset(self).isdisjoint(other)
+
+    def union(self, *others: Iterable[str]) -> frozenset[str]:
+        return frozenset(self).union(*others)
+
+    def intersection(self, *others: Iterable[Any]) -> frozenset[str]:
+        return frozenset(self).intersection(*others)
+
+    def difference(self, *others: Iterable[Any]) -> frozenset[str]:
+        return frozenset(self).difference(*others)
+
+    def issubset(self, other: Iterable[Any]) -> bool:
+        return frozenset(self).issubset(other)
+
+    def issuperset(self, other: Iterable[Any]) -> bool:
+        return frozenset(self).issuperset(other)
 
 
 EMPTY = StemSet()

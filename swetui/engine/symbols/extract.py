@@ -128,6 +128,11 @@ def _called(node: Node) -> str | None:
         return None
     if _is_name(target):
         return sys.intern(_text(target))
+    last: Node | None = target  # the rightmost leaf (`ctx.find_object` → find_object) is
+    while last is not None and last.child_count:  # most often the name: no walk of them all
+        last = last.child(last.child_count - 1)
+    if last is not None and _is_name(last):
+        return sys.intern(_text(last))
     names = [leaf for leaf in _leaves(target) if _is_name(leaf)]
     return sys.intern(_text(names[-1])) if names else None
 
@@ -298,16 +303,17 @@ class _Reader:
             found.bases = _bases(node)
         return found
 
-    def _owner(self, position: int) -> _Draft | None:
-        """The innermost definition around a byte."""
-        index = bisect_right(self.spans, position, key=lambda span: span[0]) - 1
+    def _owner(self, position: int, starts: list[int]) -> _Draft | None:
+        """The innermost definition around a byte (`starts`: the spans' first bytes)."""
+        index = bisect_right(starts, position) - 1
         while index >= 0 and self.spans[index][1] <= position:
             index = self.parents[index]
         return self.spans[index][2] if index >= 0 else None
 
-    def _opaque(self, node: Node) -> bool:
-        """Whether a node is inside a literal or comment (`b"".join(…)` starts with one)."""
-        index = bisect_right(self.opaque, node.start_byte, key=lambda span: span[0]) - 1
+    def _opaque(self, node: Node, starts: list[int]) -> bool:
+        """Whether a node is inside a literal or comment (`b"".join(…)` starts with one;
+        `starts`: the literals' and comments' first bytes)."""
+        index = bisect_right(starts, node.start_byte) - 1
         return index >= 0 and node.end_byte <= self.opaque[index][1]
 
     def names(self) -> None:
@@ -344,10 +350,12 @@ class _Reader:
                 body.update(identifier_stems(raw.decode("utf-8", "replace")))
 
     def calls(self) -> None:
+        span_starts = [first for first, _end, _draft in self.spans]
+        opaque_starts = [first for first, _end in self.opaque]
         for node in _in_order(self.found.get(kinds.CALL, [])):
-            if self._opaque(node):
+            if self._opaque(node, opaque_starts):
                 continue
-            inner = self._owner(node.start_byte)
+            inner = self._owner(node.start_byte, span_starts)
             if inner is not None and len(inner.refs) < MAX_WORDS:
                 called = _called(node)
                 if called:
