@@ -4,7 +4,8 @@ own: `python -m bench.symbol_map_child MODE ROOT CACHE` prints one JSON object.
 - `parse`: the baseline: read every file the map covers and parse it with tree-sitter,
   nothing else (what any map built on the parser pays).
 - `build`: the map as a session builds it: in a worker thread (with the cache at CACHE,
-  empty for a cold build, full for a restart) then indexed, while the event loop ticks
+  empty for a cold build, full for a restart) then indexed (the map and its index still
+  held when the resident memory is read), while the event loop ticks
   every 10 ms; reports how late the ticks ran (what a screen drawing meanwhile would feel),
   and the same lateness with nothing running, as its baseline.
 - `update`: from the cache, one file changed again and again: seconds until the change is
@@ -28,10 +29,11 @@ from swetui.engine.workspace_tree import walk
 TICK = 0.010
 
 
-def peak_kb() -> int:
+def status_kb(field: str = "VmHWM") -> int:
+    """A figure of /proc/self/status in kB: VmHWM (peak resident) or VmRSS (resident now)."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1])
     return 0
 
@@ -71,6 +73,7 @@ async def _build(root: Path, cache: Path) -> dict[str, Any]:
     done.set()
     late = await ticks
     return {"build": built, "ready": ready, "files": len(symbols.files),
+            "rss_kb": status_kb("VmRSS"),
             "late_p99": sorted(late)[int(0.99 * (len(late) - 1))], "late_max": max(late),
             "idle_p99": sorted(idle)[int(0.99 * (len(idle) - 1))], "idle_max": max(idle)}
 
@@ -110,8 +113,8 @@ def main(mode: str, root: Path, cache: Path) -> dict[str, Any]:
         found = update(root, cache, "pkg7/mod3.py")
     else:
         raise SystemExit(f"unknown mode {mode!r}")
-    return {**found, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
-            "peak_kb": peak_kb()}
+    return {"rss_kb": status_kb("VmRSS"), **found, "wall": time.perf_counter() - wall,
+            "cpu": time.process_time() - cpu, "peak_kb": status_kb("VmHWM")}
 
 
 if __name__ == "__main__":
