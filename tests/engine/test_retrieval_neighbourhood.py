@@ -1,6 +1,7 @@
 """A hit's neighbours in the call graph: the function a described hit calls, or the one
 calling it, comes with it when it matches the request nearly as well (the two explain the
-behaviour together); a named function brings what it calls, not who calls it; a function
+behaviour together) and sits in a file a hit is shown from (elsewhere it would cost a block
+of its own); a named function brings what it calls, not who calls it; a function
 nested in another one is nobody else's callee. And the laws of the call graph and of the
 relevance every definition is weighed by."""
 
@@ -52,9 +53,54 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_a_described_hit_brings_the_function_it_calls_in_another_file(tmp_path: Path) -> None:
-    root = write(tmp_path, {"pkg/status.py": STATUS, "pkg/models.py": RESPONSE})
+def test_a_described_hit_brings_the_function_it_calls_in_its_own_file(
+        tmp_path: Path) -> None:
+    root = write(tmp_path, {"pkg/models.py": RESPONSE.replace(
+        "from .status import codes\n", STATUS)})
     found = attached(root, "What reason phrase is given for status code 418?")
+    assert "def reason_phrase(self):" in found["pkg/models.py"]
+    assert "def get_reason_phrase(cls, value):" in found["pkg/models.py"]
+
+
+PROGRESS = {
+    "pkg/progress.py": '''\
+        class ProgressBar:
+            def format_bar(self):
+                """Draw the bar: the filled part with fill_char, the rest with empty_char."""
+                filled = int(self.pct * self.width)
+                return self.fill_char * filled + self.empty_char * (self.width - filled)
+
+            def render_progress(self):
+                """Write the bar."""
+                print(self.format_bar())
+        ''',
+    "pkg/termui.py": '''\
+        from .progress import ProgressBar
+
+
+        def progressbar(iterable, width=36, fill_char="#", empty_char="-"):
+            """Create a progress bar that is drawn while iterating: the filled part of the
+            bar with fill_char, the empty part with empty_char, width characters wide."""
+            bar = ProgressBar(iterable, width, fill_char, empty_char)
+            bar.format_bar()
+            return bar
+        '''}
+
+
+def test_a_described_hit_does_not_bring_a_neighbour_in_a_file_of_its_own(
+        tmp_path: Path) -> None:
+    """The answer is the method drawing the bar; its caller in another file says the same
+    words (it makes the bar) but a block of its own for it was measured needed once in 8."""
+    root = write(tmp_path, PROGRESS)
+    found = attached(root, "How does the progress bar draw the filled part of the bar?")
+    assert "def format_bar(self):" in found["pkg/progress.py"]
+    assert list(found) == ["pkg/progress.py"], found
+
+
+def test_a_named_hit_still_brings_what_it_calls_from_another_file(tmp_path: Path) -> None:
+    """The request asks how the named one works: what it calls is the rest of the answer."""
+    root = write(tmp_path, {"pkg/status.py": STATUS, "pkg/models.py": RESPONSE})
+    found = attached(root, "Which reason phrase does Response.reason_phrase give for 418?")
     assert "def reason_phrase(self):" in found["pkg/models.py"]
     assert "def get_reason_phrase(cls, value):" in found["pkg/status.py"]
 
@@ -67,18 +113,15 @@ def test_a_function_saying_the_same_words_but_not_called_stays_out(tmp_path: Pat
     assert len(found) == 1, found  # one guess, not two files saying the same words
 
 
-def test_a_described_hit_brings_its_caller(tmp_path: Path) -> None:
+def test_a_described_hit_brings_its_caller_in_its_own_file(tmp_path: Path) -> None:
     root = write(tmp_path, {
-        "pkg/decoders.py": '''\
+        "pkg/models.py": '''\
             import zlib
 
 
             def gzip_decompress(data):
                 """Decompress a gzip body."""
                 return zlib.decompress(data, zlib.MAX_WBITS | 16)
-            ''',
-        "pkg/models.py": '''\
-            from .decoders import gzip_decompress
 
 
             class Response:
@@ -94,7 +137,7 @@ def test_a_described_hit_brings_its_caller(tmp_path: Path) -> None:
                 return 9
             '''})
     found = attached(root, "How is a gzip body decompressed?")
-    assert "def gzip_decompress(data):" in found["pkg/decoders.py"]
+    assert "def gzip_decompress(data):" in found["pkg/models.py"]
     assert "def decoded_body(self):" in found["pkg/models.py"]
     assert "pkg/other.py" not in found
 

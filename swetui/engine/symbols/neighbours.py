@@ -196,8 +196,11 @@ def _shares_function(index: SymbolIndex, rel: str, inner: Definition,
 def neighbourhood(index: SymbolIndex, hits: list[Hit], scores: Relevance) -> list[Hit]:
     """The best-matching neighbour of the first hit, when it matches the request nearly as
     well as the hit itself: what a described hit calls or is called by; what a named one
-    calls (the request asks how that one works, not who uses it). None for a pasted error:
-    the raise is the answer."""
+    calls (the request asks how that one works, not who uses it). A described hit is a guess
+    already: its neighbour is brought only from a file a hit is shown from (beside them it
+    costs lines; elsewhere a block of its own, and such blocks showed needed code once in 8
+    on the development sets, `python -m bench.block_origins`). None for a pasted error: the
+    raise is the answer."""
     first = next((h for h in hits if h.definition is not None), None)
     if first is None or first.definition is None or first.how not in ("named", "described"):
         return []
@@ -215,5 +218,7 @@ def neighbourhood(index: SymbolIndex, hits: list[Hit], scores: Relevance) -> lis
             best = (score, where, d)
     if best is None or best[0] < NEIGHBOUR_SHARE * own:
         return []
+    if first.how != "named" and all(best[1] != h.path for h in hits):
+        return []  # a guess's neighbour in a file of its own: a block, seldom needed
     return [Hit(best[1], best[2], best[2].start, best[0],
                 f"next to {first.definition.qualname}", how="used")]
