@@ -196,6 +196,12 @@ def _pasted_part(part: str, text: str) -> str:
     return part[:low]
 
 
+def _message_like(literal: str) -> bool:
+    """Whether a quoted literal reads as a message (words, or one word said as a sentence:
+    'Aborted!') rather than a value the request quotes ('https://', 'utf-8', 'GET')."""
+    return " " in literal or (literal[-1] in "!.?" and literal[:-1].isalpha())
+
+
 def raising(index: SymbolIndex, text: str, limit: int = 2) -> tuple[list[Hit], list[str]]:
     """The code behind an error message in `text`: string literals whose fixed parts the
     text contains, or that equal a term it quotes (most matched characters first); and the
@@ -211,7 +217,7 @@ def raising(index: SymbolIndex, text: str, limit: int = 2) -> tuple[list[Hit], l
             fixed = [" ".join(p.lower().split()) for p in parts]
             fixed = [p for p in fixed if p]
             whole = " ".join(fixed)
-            if whole in terms:
+            if whole in terms and _message_like(whole):
                 scored.append((2.0 * len(whole) * file_weight(rel), rel, line, fixed))
                 continue
             total = sum(len(p) for p in fixed)
