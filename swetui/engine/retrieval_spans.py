@@ -23,7 +23,6 @@ from swetui.engine.symbols.lookup import (
     Relevance,
     described,
     named,
-    raising,
     resolve,
 )
 from swetui.engine.symbols.neighbours import (
@@ -33,6 +32,7 @@ from swetui.engine.symbols.neighbours import (
     neighbourhood,
     raise_sites,
 )
+from swetui.engine.symbols.quoted_messages import raising
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import prose_stems
 
