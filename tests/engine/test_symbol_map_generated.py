@@ -69,8 +69,9 @@ LEFT_OUT = {"src/api/order_pb2.py": "generated", "src/api/messages.py": "generat
             "colour/colour_string.go": "generated", "static/app.js": "minified",
             "static/vendor.min.js": "minified", "third_party/leftpad/leftpad.py": "vendored",
             "data/table.py": "too large"}
-NOTE = ("Left out of the map: 3 generated files, 2 minified files, 1 vendored file, "
-        "1 too large file.")
+NOTE = ("Left out of the map: 3 generated files (colour/colour_string.go, src/api/messages.py, "
+        "src/api/order_pb2.py), 2 minified files (static/app.js, static/vendor.min.js), "
+        "1 vendored file (third_party/leftpad/leftpad.py), 1 too large file (data/table.py).")
 
 
 def test_generated_minified_vendored_and_huge_files_are_left_out_and_said(workspace):
@@ -115,3 +116,15 @@ def test_a_file_that_turns_generated_leaves_the_map_and_comes_back(workspace):
 ])
 def test_hand_written_lookalikes_are_kept(text: str) -> None:
     assert generated.by_content(text.encode()) is None
+
+
+def test_a_top_level_vendor_folder_is_vendored_a_nested_one_is_the_apps(tmp_path: Path) -> None:
+    """Go, PHP and Ruby keep other projects in the workspace's top-level `vendor/`; a
+    package named vendor deeper in (a marketplace's `shop/vendor/`) is the app's own code."""
+    body = "def compute_vendor_commission(sales):\n    return sales * 0.1\n"
+    for rel in ("vendor/acme/leftpad.py", "shop/vendor/payouts.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(body)
+    symbols = built(tmp_path)
+    assert symbols.index().skipped == {"vendor/acme/leftpad.py": "vendored"}
+    assert sorted(symbols.files) == ["shop/vendor/payouts.py"]
