@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sqlite3
 import textwrap
 from pathlib import Path
 
@@ -117,7 +118,8 @@ def test_a_shipped_map_row_with_a_reference_count_out_of_range_gives_no_tracebac
     assert any("reconcile_ledger" in item.content for item in result.items), result.summary
 
 
-@pytest.mark.parametrize(("start", "end"), [(3, -100), (-5, 2)], ids=["ends-first", "negative"])
+@pytest.mark.parametrize(("start", "end"), [(3, -100), (-5, 2), (1, 10**400)],
+                         ids=["ends-first", "negative", "past-the-file"])
 def test_a_shipped_map_row_with_lines_out_of_range_sends_no_false_block(
         tmp_path: Path, start: int, end: int) -> None:
     """MEDIUM: a shipped row whose definitions end before they start (3..-100) made the
@@ -125,7 +127,9 @@ def test_a_shipped_map_row_with_lines_out_of_range_sends_no_false_block(
     meanwhile in ade0139); after that fix, it attaches 'ledger.py: 0 of 8 lines shown'
     (an empty block), and a row starting at line -5 sends the file's LAST lines under the
     name `reconcile_ledger` ("2 of 8 lines shown", negative numbers index from the end).
-    A row with numbers no parse gives is damaged: its file is parsed again."""
+    A row ending at line 10**400 (a 549-byte row) made the size feature's log overflow on
+    every described request. A row with numbers no parse gives is damaged: its file is
+    parsed again."""
     (tmp_path / "ledger.py").write_text(LEDGER)
     path = _ship_row(tmp_path, "ledger.py", lambda symbols: dataclasses.replace(
         symbols, definitions=[dataclasses.replace(d, start=start, end=end)
@@ -138,6 +142,20 @@ def test_a_shipped_map_row_with_lines_out_of_range_sends_no_false_block(
     for span, body in found:
         assert span.lines and min(span.lines) >= 1, body
         assert body.split("\n")[1].strip().startswith("1\tdef reconcile_ledger"), body
+
+
+def test_a_shipped_map_row_with_a_column_of_another_type_leaves_the_map_on(
+        tmp_path: Path) -> None:
+    """MEDIUM (review): SQLite stores size = 'x' in an INTEGER column; int('x') raised out of
+    the cache's reader, the build said 'the symbol map could not be built' and, the cache
+    not being removed, did so at every start. Such a row is not read: its file is parsed."""
+    (tmp_path / "ledger.py").write_text(LEDGER)
+    path = _ship_row(tmp_path, "ledger.py", lambda symbols: symbols)
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE files SET size = 'x'")
+    symbols = SymbolMap(tmp_path, cache_path=path)
+    symbols.build()
+    assert "reconcile_ledger" in symbols.index().by_name
 
 
 @pytest.mark.parametrize("fifo", ["tokenizer.json", "model.safetensors"])

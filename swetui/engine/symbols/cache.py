@@ -38,7 +38,6 @@ site-packages stay under 3 per byte plus 200. A larger row was planted (a 3-line
 row holds 300,000 stems: 20 of them kept 1.2 GB resident), so it is not read."""
 MAX_COUNT = 1_000_000_000
 """More references to one name than a row's file could hold: the row was not written here."""
-"""A row larger than any real file's symbols is not read (its file is parsed again)."""
 FILE_NAME = "map.sqlite"
 """The cache's name in `.swetui/symbols/`."""
 OLDER = ("map.json",)
@@ -114,14 +113,17 @@ def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
 def _check_numbers(symbols: FileSymbols, literal_lines: list[int]) -> None:
     """Raise ValueError unless the row's numbers are ones a parse gives: lines from 1, a
     definition ending at or after its first line, each reference counted at least once and
-    at most MAX_COUNT times. A planted row (a shipped map.sqlite whose size and time match
+    at most MAX_COUNT times, every line within the file's line count (one more for a last
+    line without its line feed). A planted row (a shipped map.sqlite whose size and time match
     the file, as an archive keeps them) could otherwise send a block of no lines, the
     file's last lines under a definition's name (negative lines index from the end), or
     make the file ranking's square root raise on every look-up."""
-    if symbols.lines < 0 or (literal_lines and min(literal_lines) < 1):
+    last = symbols.lines + 1
+    if not 0 <= symbols.lines <= MAX_COUNT or (
+            literal_lines and not 1 <= min(literal_lines) <= max(literal_lines) <= last):
         raise ValueError("line numbers out of range")
     for definition in symbols.definitions:
-        if not 1 <= definition.start <= definition.end:
+        if not 1 <= definition.start <= definition.end <= last:
             raise ValueError("a definition's lines out of range")
     if symbols.references and not 1 <= min(symbols.references.values()) \
             <= max(symbols.references.values()) <= MAX_COUNT:
@@ -192,7 +194,10 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
             _check(connection)
             rows = connection.execute(
                 "SELECT path, size, mtime, language, lines, data FROM files "
-                "WHERE length(data) <= ? AND length(data) <= ? * size + ? ORDER BY rowid",
+                "WHERE typeof(path) = 'text' AND typeof(size) = 'integer' "
+                "AND typeof(mtime) = 'integer' AND typeof(lines) = 'integer' "
+                "AND typeof(data) = 'blob' "  # a column of another type was not written here
+                "AND length(data) <= ? AND length(data) <= ? * size + ? ORDER BY rowid",
                 (MAX_ROW_BYTES, ROW_PER_BYTE, ROW_SLACK))
             for rel, size, mtime, language, lines, data in rows:
                 try:
