@@ -32,7 +32,7 @@ def definition_text(definition: Definition, lines: list[str]) -> str:
     the docstring's quotes and the lines' indentation taken out."""
     name = " . ".join(words_of(part) for part in definition.qualname.split("."))
     above: list[str] = []
-    number = definition.start - 2
+    number = min(definition.start, len(lines) + 1) - 2  # a file cut short since it was mapped
     while number >= 0 and len(above) < 4 and lines[number].strip().startswith(("#", "//")):
         above.insert(0, lines[number].strip().lstrip("#/ "))
         number -= 1
