@@ -175,3 +175,20 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def source_lines(text: str) -> list[str]:
+    """Lines as the symbol map (tree-sitter) and `read_file` number them: split at line
+    feeds only, a CRLF's carriage return dropped. `str.splitlines` also splits at form feeds,
+    vertical tabs and Unicode separators, so in a file with a form feed between two
+    functions every line after it would be numbered one further than the map says."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def line_count(data: bytes) -> int:
+    """How many lines `source_lines` gives for these bytes: one per line feed, one more
+    for a last line without its line feed."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from swetui.engine.already_sent import ShownLines
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind, ItemState, Layer, Origin
-from swetui.engine.sources import source_lines
+from swetui.files import source_lines
 
 SHOWN_KINDS = frozenset({ItemKind.FILE, ItemKind.SPAN})
 """Retrieved blocks that show a file's lines (grep hits and listings are left alone)."""

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind, ItemState
-from swetui.engine.sources import source_lines
+from swetui.files import source_lines
 
 _NUMBERED = re.compile(r"^\s*(\d+)\t")
 SHOWING_KINDS = frozenset({ItemKind.FILE, ItemKind.TOOL_CALL, ItemKind.MEMORY_FILE,

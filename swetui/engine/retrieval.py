@@ -21,7 +21,7 @@ from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin,
 from swetui.engine.payloads import FilePayload, GrepPayload
 from swetui.engine.retrieval_grep import SCAN_SECONDS, grep, listing
 from swetui.engine.retrieval_spans import span_title, symbol_spans
-from swetui.engine.sources import read_workspace_text, source_lines
+from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import Span
 from swetui.engine.symbols.semantic import MODEL, ModelLoader, SemanticRanker
 from swetui.engine.symbols.symbol_map import SymbolIndex
@@ -29,8 +29,10 @@ from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 from swetui.files import (
     file_kind,
     inside,
+    line_count,
     read_error,
     read_regular,
+    source_lines,
 )
 from swetui.secrets import redact
 
@@ -288,7 +290,7 @@ def _read_named(root: Path, rel: str, max_bytes: int, make: Callable[..., bool],
     note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
     text = loaded.text
     lines = source_lines(text)
-    cut_by_bytes = any(n.startswith("cut") for n in loaded.notes)
+    cut_by_bytes = loaded.cut
     if cut_by_bytes or len(lines) > MAX_NAMED_LINES:
         total = count_lines(root / rel)
         shown = lines[:MAX_NAMED_LINES]
@@ -311,7 +313,7 @@ def count_lines(path: Path, limit: int = MAX_COUNT_BYTES) -> int:
         return 0
     if size > limit:
         return 0
-    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    return line_count(data)
 
 
 def _summary(result: RetrievalResult, terms: list[str]) -> str:

@@ -154,8 +154,7 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
             if loaded is None:
                 continue
             lines = texts[hit.path] = loaded.lines()
-            cut = any(note.startswith("cut") for note in loaded.notes)
-            if len(lines) != symbols.lines and not cut:
+            if len(lines) != symbols.lines and not loaded.cut:
                 # Changed since it was mapped: the map's lines would name other code
                 # (a definition's span titled with a name it no longer holds). The
                 # watcher brings the map up to date; until then the file is left out.

@@ -10,7 +10,14 @@ from pathlib import Path
 
 from swetui.engine.assembly import tool_schema_text
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
-from swetui.files import NotRegularFile, inside, looks_binary, open_regular, read_error
+from swetui.files import (
+    NotRegularFile,
+    inside,
+    looks_binary,
+    open_regular,
+    read_error,
+    source_lines,
+)
 from swetui.messages import ToolSchema
 
 MEMORY_FILES = ("SWETUI.md", "AGENTS.md", "CLAUDE.md")
@@ -42,16 +49,10 @@ class LoadedText:
         """The text's lines, numbered as `source_lines` numbers them."""
         return source_lines(self.text)
 
-
-def source_lines(text: str) -> list[str]:
-    """Lines as the symbol map (tree-sitter) and `read_file` number them: split at line
-    feeds only, a CRLF's carriage return dropped. `str.splitlines` also splits at form feeds,
-    vertical tabs and Unicode separators, so in a file with a form feed between two
-    functions every line after it would be numbered one further than the map says."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    @property
+    def cut(self) -> bool:
+        """Whether only part of the file was read (past `max_bytes`, or up to binary data)."""
+        return any(note.startswith("cut") for note in self.notes)
 
 
 def read_text_file(path: Path, max_bytes: int, *, name: str | None = None,

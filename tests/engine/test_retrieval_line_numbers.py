@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import retrieve
-from swetui.engine.sources import source_lines
 from swetui.engine.symbols.symbol_map import SymbolMap
+from swetui.files import line_count, source_lines
 
 FORM_FEED_MODULE = (
     "import os\n"
@@ -77,5 +77,5 @@ def test_source_lines_count_lines_as_the_map_does(parts: list[str], final_newlin
     data = text.encode()
     expected = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     lines = source_lines(text)
-    assert len(lines) == expected
+    assert len(lines) == expected == line_count(data)
     assert all("\n" not in line and not line.endswith("\r") for line in lines)

@@ -20,6 +20,7 @@ from swetui.engine.symbols import node_kinds as kinds
 from swetui.engine.symbols.compact import EMPTY, Literal, Literals, StemSet, stem_set
 from swetui.engine.symbols.languages import parser_for
 from swetui.engine.symbols.stem_memo import identifier_stems, text_stems
+from swetui.files import line_count
 from swetui.secrets import redact
 
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcu%]|\\[nt]")
@@ -365,8 +366,7 @@ class _Reader:
 def extract(rel: str, source: bytes, language: str) -> FileSymbols:
     """The symbols of one file (`rel` is its workspace-relative path)."""
     tree = parser_for(language).parse(source)
-    lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
-    symbols = FileSymbols(path=rel, language=language, lines=lines)
+    symbols = FileSymbols(path=rel, language=language, lines=line_count(source))
     root = tree.root_node
     reader = _Reader(symbols, QueryCursor(kinds.query_for(language)).captures(root), root)
     reader.definitions_and_prose()
