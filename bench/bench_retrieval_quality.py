@@ -52,6 +52,7 @@ from bench.retrieval_projects import (
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind
 from swetui.engine.retrieval import retrieve
+from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
 from swetui.engine.symbols.semantic import MODEL, ModelLoader
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 from swetui.engine.tokens import TokenCounter
@@ -143,8 +144,8 @@ def judge(items: list[ContextItem], needs: list[Needed], root: Path, request: st
     return score
 
 
-def evaluate(with_map: bool, path: Path = LABELS, semantic: ModelLoader | None = MODEL
-             ) -> tuple[Score, dict[str, float]]:
+def evaluate(with_map: bool, path: Path = LABELS, semantic: ModelLoader | None = MODEL,
+             weights: LinearRanking = WITH_MEANING) -> tuple[Score, dict[str, float]]:
     data = labels(path)
     total = Score()
     build_seconds: dict[str, float] = {}
@@ -161,7 +162,7 @@ def evaluate(with_map: bool, path: Path = LABELS, semantic: ModelLoader | None =
     for request in data["requests"]:
         root, index = indexes[request["project"]]
         result = retrieve(root, request["request"], ContextEngine(), turn=1, symbols=index,
-                          semantic=semantic)
+                          semantic=semantic, weights=weights)
         total.add(judge(result.items, needed(root, request["needs"]), root,
                         request["request"]))
     return total, build_seconds

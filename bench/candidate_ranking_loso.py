@@ -12,7 +12,7 @@ from __future__ import annotations
 from bench.bench_retrieval_quality import Score, _figures, evaluate
 from bench.candidate_ranking_fit import fit
 from bench.fit_candidate_ranking import SETS, load_groups
-from swetui.engine.symbols import candidate_weights, learned_ranking
+from swetui.engine.symbols import candidate_weights
 
 
 def _line(label: str, score: Score) -> str:
@@ -27,10 +27,9 @@ def main() -> None:
     honest, shipped = Score(), Score()
     print("precision / block waste / line waste / recall / empty")
     for name, path in SETS:
-        learned_ranking.TABLE = fit([g for g in groups if g.set_name != name], True)
-        held, _build = evaluate(True, path)
-        learned_ranking.TABLE = candidate_weights.WITH_MEANING
-        seen, _build = evaluate(True, path)
+        fold = fit([g for g in groups if g.set_name != name], True)
+        held, _build = evaluate(True, path, weights=fold)
+        seen, _build = evaluate(True, path, weights=candidate_weights.WITH_MEANING)
         honest.add(held)
         shipped.add(seen)
         print(_line(f"{name}, fit without it", held))

@@ -23,6 +23,7 @@ from swetui.engine.retrieval_grep import SCAN_SECONDS, grep, listing
 from swetui.engine.retrieval_spans import span_title, symbol_spans
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import Span
+from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
 from swetui.engine.symbols.semantic import MODEL, ModelLoader, SemanticRanker
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
@@ -116,13 +117,15 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
              max_files: int = MAX_SCAN_FILES, time_limit: float = SCAN_SECONDS,
              exclude: Callable[[str], bool] | None = None, symbols: SymbolIndex | None = None,
              budget_tokens: int | None = None,
-             semantic: ModelLoader | None = MODEL) -> RetrievalResult:
+             semantic: ModelLoader | None = MODEL,
+             weights: LinearRanking = WITH_MEANING) -> RetrievalResult:
     """Read the files `text` names, attach the definitions it needs from the symbol map
     (named, raising a quoted error, or matching the behaviour it describes), grep what is
     left, list the tree when asked: new task-layer items for `turn` (not yet added), within
     `budget_tokens` (default: what the task layer's budget has left), never repeating what
     the request already carries; described behaviour is ranked by meaning as well as words
-    by the encoder `semantic` loads (by words only when None or when it cannot load).
+    by the encoder `semantic` loads (by words only when None or when it cannot load), the
+    candidates chosen among by the learned ranking's `weights` (the shipped ones).
     Files for which `exclude(rel)` is true (secrets, as the agent decides) are never read."""
     root = Path(root)
     result = RetrievalResult()
@@ -178,7 +181,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     if symbols is not None:
         prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
         found_spans = list(symbol_spans(root, symbols, prose, near=named, exclude=exclude,
-                                        rerank=ranker))
+                                        rerank=ranker, weights=weights))
     spanned = {span.path for span, _body in found_spans}
     for rel in named[:MAX_NAMED_FILES]:
         lines = count_lines(root / rel) if rel in spanned else 0

@@ -17,6 +17,7 @@ from swetui.engine.spans import (
     render,
     worded_lines,
 )
+from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
 from swetui.engine.symbols.lookup import (
     Hit,
     Meaning,
@@ -59,17 +60,20 @@ def _raising(index: SymbolIndex, text: str) -> tuple[list[Hit], list[str]]:
 
 
 def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
-              rerank: Meaning | None = None) -> list[Hit]:
+              rerank: Meaning | None = None, weights: LinearRanking = WITH_MEANING
+              ) -> list[Hit]:
     """What the request needs from the map, strongest first, then what those use that the
-    request is about (described behaviour ranked by meaning too when `rerank` is given)."""
+    request is about (described behaviour ranked by meaning too, with the learned
+    `weights`, when `rerank` is given)."""
     scores = Relevance(index, text, near=near)
-    hits = _direct_hits(index, text, near, scores, rerank)
+    hits = _direct_hits(index, text, near, scores, rerank, weights)
     used = callees(index, hits, text)
     return hits + used + neighbourhood(index, hits + used, scores)
 
 
 def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
-                 scores: Relevance, rerank: Meaning | None = None) -> list[Hit]:
+                 scores: Relevance, rerank: Meaning | None = None,
+                 weights: LinearRanking = WITH_MEANING) -> list[Hit]:
     hits, fragments = _raising(index, text)
     if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
         text = "\n".join(line for line in text.splitlines()
@@ -87,7 +91,7 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
             if cls is definition and not any(h.how == "message" for h in hits):
                 hits += raise_sites(index, rel, cls, text)  # `httpx.StreamConsumed: …`
     if not hits:
-        hits += described(index, text, scores=scores, rerank=rerank)
+        hits += described(index, text, scores=scores, rerank=rerank, weights=weights)
     return hits
 
 
@@ -128,8 +132,10 @@ def span_title(span: Span) -> str:
 
 def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[str] = (),
                  exclude: Callable[[str], bool] | None = None,
-                 rerank: Meaning | None = None) -> Iterator[tuple[Span, str]]:
-    """(span, the block to send) for each file the request's hits fall in, best first."""
+                 rerank: Meaning | None = None, weights: LinearRanking = WITH_MEANING
+                 ) -> Iterator[tuple[Span, str]]:
+    """(span, the block to send) for each file the request's hits fall in, best first
+    (described behaviour chosen with the learned `weights`)."""
     spans: dict[str, Span] = {}
     texts: dict[str, list[str]] = {}
     changed: set[str] = set()
@@ -139,7 +145,7 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
         return index.idf(stem) if stem in asked else 0.0
 
     messages = 0
-    for hit in find_hits(index, text, near, rerank):
+    for hit in find_hits(index, text, near, rerank, weights):
         if exclude is not None and exclude(hit.path):
             continue
         if hit.path in changed:

@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 from bench.candidate_ranking_fit import Group, fit
 from bench.fit_candidate_ranking import GROUPS, load_groups
+from swetui.engine.retrieval_spans import find_hits
 from swetui.engine.symbols import candidate_weights
 from swetui.engine.symbols.candidate_features import FEATURES, rows
+from swetui.engine.symbols.candidate_weights import LinearRanking
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.learned_ranking import CANDIDATES, ordered, score_rows
 from swetui.engine.symbols.lookup import (
@@ -27,6 +29,8 @@ from swetui.engine.symbols.lookup import (
     request_of,
 )
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+
+SHIPPED = candidate_weights.WITH_MEANING
 
 CORE = '''\
 def normalize_header(value):
@@ -110,7 +114,8 @@ def test_a_definition_in_tests_is_seen_as_not_source_and_ranks_below_its_twin(
     column = FEATURES.index("not_source")
     flags = {rel: row[column] for (_s, rel, _d), row in zip(top, found, strict=True)}
     assert flags == {"pkg/headers.py": 0.0, "tests/test_headers.py": 1.0}
-    chosen = ordered(index, request_of(scores), top, [0.5] * len(top), file_weight)
+    chosen = ordered(index, request_of(scores), top, [0.5] * len(top), file_weight,
+                     SHIPPED)
     assert [rel for _s, rel, _d in chosen] == ["pkg/headers.py", "tests/test_headers.py"]
     assert chosen[0][0] > chosen[1][0]  # by its score, not by the order of the names
     hits = described(index, text, rerank=_Closeness({}))
@@ -136,6 +141,25 @@ def test_meaning_chooses_between_definitions_the_words_cannot_tell_apart(
         assert hits[0].definition is not None and hits[0].definition.name == closer
 
 
+def test_the_weights_given_decide_the_choice_not_a_global(tmp_path: Path) -> None:
+    """Each caller passes its weights (the benchmark's leave-one-set-out run one fold's
+    while retrieval keeps the shipped ones): weights that count meaning against a candidate
+    choose the other twin, and the shipped weights still choose by meaning afterwards."""
+    index = _index(_workspace(tmp_path, {"pkg/settings.py": TWINS}))
+    text = "Where is the timeout setting read from the config?"
+    closeness = _Closeness({"read_timeout_setting": 0.8})
+    contrary = LinearRanking.of(margin=0.0, rows=(("meaning", 0.5, 0.1, -1.0),))
+    against = described(index, text, rerank=closeness, weights=contrary)
+    assert against[0].definition is not None
+    assert against[0].definition.name == "read_retry_setting"
+    found = find_hits(index, text, rerank=closeness, weights=contrary)
+    assert found[0].definition is not None
+    assert found[0].definition.name == "read_retry_setting"
+    shipped = described(index, text, rerank=closeness)
+    assert shipped[0].definition is not None
+    assert shipped[0].definition.name == "read_timeout_setting"
+
+
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> tuple[SymbolIndex, str]:
     """One small map for all the law's examples (built once: a map per example is slow)."""
@@ -153,10 +177,10 @@ def test_the_order_does_not_depend_on_the_order_candidates_arrive_in(
     scores, top = _candidates(index, text)
     top = top[:6]
     cosines = cosines[:len(top)]
-    first = ordered(index, request_of(scores), top, cosines, file_weight)
+    first = ordered(index, request_of(scores), top, cosines, file_weight, SHIPPED)
     shuffled = [top[n] for n in permutation if n < len(top)]
     moved = [cosines[n] for n in permutation if n < len(top)]
-    again = ordered(index, request_of(scores), shuffled, moved, file_weight)
+    again = ordered(index, request_of(scores), shuffled, moved, file_weight, SHIPPED)
     assert [(r, d.qualname) for _s, r, d in again] == [(r, d.qualname) for _s, r, d in first]
     assert [s for s, _r, _d in again] == [s for s, _r, _d in first]
 

@@ -1,9 +1,10 @@
 """Choosing among a described request's candidates with a learned linear ranking: the ten
 best definitions by words (BM25F) are scored by a weighted sum of their standardised
 features (`candidate_features`), with weights fitted on the benchmark's labelled development
-requests (`candidate_weights`, refitted by `python -m bench.fit_candidate_ranking`). The
-score's scale is a log-probability's: a second definition is attached when its score is
-within the fitted `margin` of the first's (`margin`)."""
+requests (`candidate_weights.WITH_MEANING`, refitted by `python -m bench.fit_candidate_ranking`),
+given by the caller: retrieval passes the shipped ones, the benchmark's leave-one-set-out run
+each fold's. The score's scale is a log-probability's: a second definition is attached when
+its score is within the weights' fitted `margin` of the first's."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from swetui.engine.symbols.candidate_features import FEATURES, Candidate, Request, rows
-from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
+from swetui.engine.symbols.candidate_weights import LinearRanking
 from swetui.engine.symbols.symbol_map import SymbolIndex
 
 CANDIDATES = 10
@@ -22,13 +23,6 @@ the ten best for 64 of 68 described development requests)."""
 LIMIT = 8.0
 """A standardised feature counts at most this many scales from its mean: a value far outside
 what the weights were fitted on (a 5,000-line function) does not decide alone."""
-TABLE = WITH_MEANING
-"""The weights in use (the benchmark's leave-one-set-out run puts each fold's here)."""
-
-
-def margin() -> float:
-    """A second candidate is attached when its learned score is within this of the first's."""
-    return TABLE.margin
 
 
 def score_rows(table: LinearRanking, found: Sequence[Sequence[float]]) -> list[float]:
@@ -49,12 +43,12 @@ def score_rows(table: LinearRanking, found: Sequence[Sequence[float]]) -> list[f
 
 
 def ordered(index: SymbolIndex, request: Request, candidates: Sequence[Candidate],
-            cosines: Sequence[float], path_weight: Callable[[str], float]
-            ) -> list[Candidate]:
-    """`candidates` best first by the learned score (which replaces their score); the same
-    definitions, none dropped; ties by file and line, so the order they came in never
-    matters."""
-    learned = score_rows(TABLE, rows(index, request, candidates, cosines, path_weight))
+            cosines: Sequence[float], path_weight: Callable[[str], float],
+            weights: LinearRanking) -> list[Candidate]:
+    """`candidates` best first by their learned score with `weights` (which replaces their
+    score); the same definitions, none dropped; ties by file and line, so the order they
+    came in never matters."""
+    learned = score_rows(weights, rows(index, request, candidates, cosines, path_weight))
     scored = [(value, rel, definition)
               for value, (_words, rel, definition) in zip(learned, candidates, strict=True)]
     scored.sort(key=lambda s: (-s[0], s[1], s[2].start, s[2].qualname))

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from swetui.engine.symbols import learned_ranking, ranking
 from swetui.engine.symbols.candidate_features import Request
+from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.semantic import Scored
 from swetui.engine.symbols.symbol_map import SymbolIndex
@@ -257,12 +258,14 @@ def request_of(scores: Relevance) -> Request:
 
 def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
               within: set[str] | None = None, limit: int | None = None,
-              scores: Relevance | None = None, rerank: Meaning | None = None) -> list[Hit]:
+              scores: Relevance | None = None, rerank: Meaning | None = None,
+              weights: LinearRanking = WITH_MEANING) -> list[Hit]:
     """Definitions best matching the behaviour `text` describes: the best by words
-    (`relevance`), chosen among by a learned ranking (`learned_ranking`) of their features
-    when `rerank` (`semantic`) gives their closeness in meaning, a second kept when its
-    learned score is within the fitted margin of the first's; by words alone otherwise, kept
-    while they score WORDS_SHARE of the best. Only files in `within` when given."""
+    (`relevance`), chosen among by a learned ranking (`learned_ranking`, with `weights`) of
+    their features when `rerank` (`semantic`) gives their closeness in meaning, a second kept
+    when its learned score is within the weights' margin of the first's; by words alone
+    otherwise, kept while they score WORDS_SHARE of the best. Only files in `within` when
+    given."""
     limit = MAX_BEHAVIOUR if limit is None else limit
     if scores is None:
         scores = Relevance(index, text, near=near, within=within)
@@ -276,8 +279,9 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
     if cosines is None:  # words only: the learned ranking did not beat BM25F without meaning
         chosen, floor = top, WORDS_SHARE * best
     else:
-        chosen = learned_ranking.ordered(index, request_of(scores), top, cosines, file_weight)
-        floor = chosen[0][0] - learned_ranking.margin()
+        chosen = learned_ranking.ordered(index, request_of(scores), top, cosines, file_weight,
+                                         weights)
+        floor = chosen[0][0] - weights.margin
     hits: list[Hit] = []
     covered: set[str] = set()
     for score, rel, definition in chosen:
