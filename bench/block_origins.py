@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from bench.bench_retrieval_quality import Score, _figures, judge, shown
 from bench.retrieval_projects import DEVELOPMENT_SETS as SETS
 from bench.retrieval_projects import Needed, labels, needed, project_root
-from swetui.engine import retrieval_spans
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind
 from swetui.engine.retrieval import retrieve
-from swetui.engine.symbols.lookup import Hit, Meaning, Relevance
-from swetui.engine.symbols.neighbours import PASTED_ERROR, callees, neighbourhood
+from swetui.engine.retrieval_spans import LINE_CONTEXT, FoundHits
+from swetui.engine.symbols.lookup import Hit
+from swetui.engine.symbols.neighbours import PASTED_ERROR
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 
 SPAN_ORIGINS = ("named", "described", "message", "raises", "callee", "callee elsewhere",
@@ -34,27 +33,23 @@ SPAN_ORIGINS = ("named", "described", "message", "raises", "callee", "callee els
 ORIGINS = (*SPAN_ORIGINS, "file", "grep", "listing")
 _ITEM_ORIGIN = {ItemKind.FILE: "file", ItemKind.GREP: "grep", ItemKind.LISTING: "listing"}
 
-_tagged: list[tuple[str, Hit]] = []
-_dropped: set[str] = set()
+class Origins:
+    """Stands as retrieval's `keep`: reads the hits retrieval found (`found_hits`, as it
+    runs them), tags each with its origin, and keeps all but the origins in `dropped`
+    (their blocks only are dropped, after the others are found)."""
 
+    def __init__(self) -> None:
+        self.tagged: list[tuple[str, Hit]] = []
+        self.dropped: set[str] = set()
 
-def _find_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
-               rerank: Meaning | None = None) -> list[Hit]:
-    """`find_hits` as retrieval runs it, each hit tagged with its origin; the origins in
-    `_dropped` are left out after the others are found (their blocks only are dropped)."""
-    near = list(near)
-    scores = Relevance(index, text, near=near)
-    hits = retrieval_spans._direct_hits(index, text, near, scores, rerank)
-    used = callees(index, hits, text)
-    around = neighbourhood(index, hits + used, scores)
-    tagged = [(h.how, h) for h in hits]
-    for origin, found in (("callee", used), ("neighbour", around)):
-        for hit in found:
-            apart = all(hit.path != h.path for _o, h in tagged)
-            tagged.append((f"{origin} elsewhere" if apart else origin, hit))
-    _tagged.clear()
-    _tagged.extend(tagged)
-    return [h for origin, h in tagged if origin not in _dropped]
+    def __call__(self, found: FoundHits) -> list[Hit]:
+        tagged = [(h.how, h) for h in found.direct]
+        for origin, hits in (("callee", found.used), ("neighbour", found.around)):
+            for hit in hits:
+                apart = all(hit.path != h.path for _o, h in tagged)
+                tagged.append((f"{origin} elsewhere" if apart else origin, hit))
+        self.tagged = tagged
+        return [h for origin, h in tagged if origin not in self.dropped]
 
 
 def _relevant(lines: list[tuple[str, int]], needs: list[Needed]) -> bool:
@@ -67,7 +62,7 @@ def hit_lines(hit: Hit, lines: list[tuple[str, int]]) -> list[tuple[str, int]]:
     if hit.definition is not None:
         first, last = hit.definition.start, hit.definition.end
     else:
-        context = retrieval_spans.LINE_CONTEXT
+        context = LINE_CONTEXT
         first, last = hit.line - context, hit.line + context
     return [(p, n) for p, n in lines if p == hit.path and first <= n <= last]
 
@@ -96,13 +91,14 @@ class Tally:
 def measure(index_for: dict[str, tuple[Path, SymbolIndex]], data: dict[str, Any], tally: Tally,
             drops: dict[str, Score]) -> Score:
     total = Score()
+    origins = Origins()
     for request in data["requests"]:
         root, index = index_for[request["project"]]
         needs = needed(root, request["needs"])
         text = request["request"]
-        _dropped.clear()
-        result = retrieve(root, text, ContextEngine(), turn=1, symbols=index)
-        tags = list(_tagged)
+        origins.dropped, origins.tagged = set(), []
+        result = retrieve(root, text, ContextEngine(), turn=1, symbols=index, keep=origins)
+        tags = list(origins.tagged)
         kind = request_kind(text, result.items, tags)
         total.add(judge(result.items, needs, root, text))
         for item in result.items:
@@ -129,14 +125,13 @@ def measure(index_for: dict[str, tuple[Path, SymbolIndex]], data: dict[str, Any]
                 tally.alone[first][0] += 1
                 tally.alone[first][1] += good
         for origin in ORIGINS:
-            _dropped.clear()
-            _dropped.add(origin)
-            items = retrieve(root, text, ContextEngine(), turn=1, symbols=index).items
+            origins.dropped = {origin}
+            items = retrieve(root, text, ContextEngine(), turn=1, symbols=index,
+                             keep=origins).items
             if origin in _ITEM_ORIGIN.values():
                 kinds = {k for k, v in _ITEM_ORIGIN.items() if v == origin}
                 items = [i for i in items if i.kind not in kinds]
             drops[origin].add(judge(items, needs, root, text))
-        _dropped.clear()
     return total
 
 
@@ -151,8 +146,6 @@ def _fig(score: Score) -> str:
 
 
 def main() -> None:
-    # Retrieval runs as shipped; only its list of hits is read (tagged) on the way.
-    retrieval_spans.find_hits = _find_hits  # type: ignore[assignment]
     maps: dict[Path, SymbolIndex] = {}
     grand, grand_tally = Score(), Tally()
     grand_drops: dict[str, Score] = defaultdict(Score)

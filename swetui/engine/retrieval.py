@@ -20,7 +20,7 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.payloads import FilePayload, GrepPayload
 from swetui.engine.retrieval_grep import SCAN_SECONDS, grep, listing
-from swetui.engine.retrieval_spans import span_title, symbol_spans
+from swetui.engine.retrieval_spans import FoundHits, Keep, span_title, symbol_spans
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import Span
 from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
@@ -118,14 +118,16 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
              exclude: Callable[[str], bool] | None = None, symbols: SymbolIndex | None = None,
              budget_tokens: int | None = None,
              semantic: ModelLoader | None = MODEL,
-             weights: LinearRanking = WITH_MEANING) -> RetrievalResult:
+             weights: LinearRanking = WITH_MEANING,
+             keep: Keep = FoundHits.all) -> RetrievalResult:
     """Read the files `text` names, attach the definitions it needs from the symbol map
     (named, raising a quoted error, or matching the behaviour it describes), grep what is
     left, list the tree when asked: new task-layer items for `turn` (not yet added), within
     `budget_tokens` (default: what the task layer's budget has left), never repeating what
     the request already carries; described behaviour is ranked by meaning as well as words
     by the encoder `semantic` loads (by words only when None or when it cannot load), the
-    candidates chosen among by the learned ranking's `weights` (the shipped ones).
+    candidates chosen among by the learned ranking's `weights` (the shipped ones); `keep`
+    says which of the map's hits are attached (all of them).
     Files for which `exclude(rel)` is true (secrets, as the agent decides) are never read."""
     root = Path(root)
     result = RetrievalResult()
@@ -181,7 +183,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     if symbols is not None:
         prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
         found_spans = list(symbol_spans(root, symbols, prose, near=named, exclude=exclude,
-                                        rerank=ranker, weights=weights))
+                                        rerank=ranker, weights=weights, keep=keep))
     spanned = {span.path for span, _body in found_spans}
     for rel in named[:MAX_NAMED_FILES]:
         lines = count_lines(root / rel) if rel in spanned else 0

@@ -5,6 +5,7 @@ file and rendered with a header that says which lines of how many are shown."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from swetui.engine.retrieval_members import focus_members, member_lines
@@ -59,16 +60,43 @@ def _raising(index: SymbolIndex, text: str) -> tuple[list[Hit], list[str]]:
     return hits, fragments
 
 
-def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
-              rerank: Meaning | None = None, weights: LinearRanking = WITH_MEANING
-              ) -> list[Hit]:
+@dataclass(frozen=True, slots=True)
+class FoundHits:
+    """A request's hits by how they were found: `direct`ly (named, raising a quoted
+    message, or described), `used` by those (what they call that the request is about), or
+    `around` them (their neighbours)."""
+
+    direct: list[Hit]
+    used: list[Hit]
+    around: list[Hit]
+
+    def all(self) -> list[Hit]:
+        """Every hit, strongest first: what retrieval attaches."""
+        return self.direct + self.used + self.around
+
+
+Keep = Callable[[FoundHits], list[Hit]]
+"""Which of the hits found are attached: `FoundHits.all` as shipped (the benchmark's study of
+where blocks come from reads each part, and leaves one out)."""
+
+
+def found_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
+               rerank: Meaning | None = None, weights: LinearRanking = WITH_MEANING
+               ) -> FoundHits:
     """What the request needs from the map, strongest first, then what those use that the
-    request is about (described behaviour ranked by meaning too, with the learned
-    `weights`, when `rerank` is given)."""
+    request is about, then their neighbours (described behaviour ranked by meaning too,
+    with the learned `weights`, when `rerank` is given)."""
     scores = Relevance(index, text, near=near)
     hits = _direct_hits(index, text, near, scores, rerank, weights)
     used = callees(index, hits, text)
-    return hits + used + neighbourhood(index, hits + used, scores)
+    return FoundHits(hits, used, neighbourhood(index, hits + used, scores))
+
+
+def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
+              rerank: Meaning | None = None, weights: LinearRanking = WITH_MEANING
+              ) -> list[Hit]:
+    """Every hit `found_hits` finds, strongest first."""
+    return found_hits(index, text, near, rerank, weights).all()
 
 
 def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
@@ -132,10 +160,10 @@ def span_title(span: Span) -> str:
 
 def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[str] = (),
                  exclude: Callable[[str], bool] | None = None,
-                 rerank: Meaning | None = None, weights: LinearRanking = WITH_MEANING
-                 ) -> Iterator[tuple[Span, str]]:
-    """(span, the block to send) for each file the request's hits fall in, best first
-    (described behaviour chosen with the learned `weights`)."""
+                 rerank: Meaning | None = None, weights: LinearRanking = WITH_MEANING,
+                 keep: Keep = FoundHits.all) -> Iterator[tuple[Span, str]]:
+    """(span, the block to send) for each file the request's hits that `keep` keeps fall
+    in, best first (described behaviour chosen with the learned `weights`)."""
     spans: dict[str, Span] = {}
     texts: dict[str, list[str]] = {}
     changed: set[str] = set()
@@ -145,7 +173,7 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
         return index.idf(stem) if stem in asked else 0.0
 
     messages = 0
-    for hit in find_hits(index, text, near, rerank, weights):
+    for hit in keep(found_hits(index, text, near, rerank, weights)):
         if exclude is not None and exclude(hit.path):
             continue
         if hit.path in changed:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.block_origins import Origins
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import retrieve
 from swetui.engine.symbols.symbol_map import SymbolMap
@@ -207,3 +208,25 @@ def test_a_module_qualified_name_is_the_modules_function_not_a_method(project: P
     assert "edit, named in the request" in header and "Editor.edit, named" not in header
     # What it uses, and one step further, when the request's words say so.
     assert "def run_editor(self, text):" in span.content
+
+
+def test_the_hits_retrieval_finds_are_told_apart_by_origin_and_one_can_be_left_out(
+        project: Path) -> None:
+    """The benchmark's study of where blocks come from reads retrieval's own hits through
+    its `keep` (not a copy of how they are found): the named function is tagged `named`,
+    what it uses `callee elsewhere`, and leaving the callees out drops their block only."""
+    symbols = SymbolMap(project)
+    symbols.build()
+    index = symbols.index()
+    text = "How does read_records split the stream into lines?"
+    origins = Origins()
+    shipped = retrieve(project, text, ContextEngine(), turn=1, symbols=index, keep=origins)
+    tags = {(origin, hit.definition.qualname) for origin, hit in origins.tagged
+            if hit.definition is not None}
+    assert ("named", "read_records") in tags
+    assert ("callee elsewhere", "LineSplitter") in tags
+    assert {item.source.path for item in shipped.items} >= {"pkg/parser.py", "pkg/lines.py"}
+    origins.dropped = {"callee elsewhere"}
+    without = retrieve(project, text, ContextEngine(), turn=1, symbols=index, keep=origins)
+    paths = {item.source.path for item in without.items}
+    assert "pkg/parser.py" in paths and "pkg/lines.py" not in paths
