@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from swetui.agent.sandbox.secret_paths import home_secrets, secret_target
 from swetui.agent.sensitive import CREDENTIAL_DIRS, is_secret_file
 
 HELPER = Path(__file__).with_name("confine.py")
@@ -49,13 +51,6 @@ INTERPRETER = os.path.realpath(getattr(sys, "_base_executable", None) or sys.exe
 workspace could be replaced by a command."""
 SETUP_FAILED = 125
 SETUP_PREFIX = "swetui-sandbox: "
-HOME_SECRETS = (*sorted(CREDENTIAL_DIRS), ".config/gcloud", ".config/gh", ".config/hub",
-                ".config/op", ".config/rclone", ".netrc", ".git-credentials", ".pypirc",
-                ".npmrc", ".yarnrc", ".pgpass", ".my.cnf", ".password-store",
-                ".cargo/credentials", ".cargo/credentials.toml", ".terraform.d", ".m2",
-                ".gradle/gradle.properties", ".vault-token", ".bash_history", ".zsh_history",
-                ".python_history", ".psql_history", ".mysql_history", ".local/share/keyrings")
-"""Credential files and directories in the user's home, covered inside the sandbox."""
 SYSTEM_SECRETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd",
                   "/run/user", "/run/dbus", "/run/systemd", "/run/screen", "/var/run/screen")
 """Sockets a command could use to act outside the sandbox (Landlock does not govern
@@ -67,6 +62,37 @@ READ_ONLY_NAMES = frozenset({".git", ".swetui", ".hg", ".svn"})
 MAX_WALK = 500_000
 """Entries a workspace may have: past this the sandbox refuses to start (fail closed)
 rather than leave the secret files it did not reach readable."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One name in a directory listing: whether it is a directory (links followed), a
+    link, and its inode (for finding another name of a secret file)."""
+
+    name: str
+    is_dir: bool
+    link: bool
+    inode: int
+
+
+def _hard_links(secrets: list[str], walked: list[tuple[str, int, list[Entry]]]) -> list[str]:
+    """Other names, in the walked directories, of the secret files that have more than one
+    (a hard link `notes.txt` of `.env` reads as `.env`; the covering is by name)."""
+    inodes: set[tuple[int, int]] = set()
+    for path in secrets:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if info.st_nlink > 1 and not os.path.isdir(path):
+            inodes.add((info.st_dev, info.st_ino))
+    if not inodes:
+        return []
+    known = set(secrets)
+    return [os.path.join(directory, entry.name) for directory, device, entries in walked
+            for entry in entries if not entry.link and not entry.is_dir
+            and (device, entry.inode) in inodes
+            and os.path.join(directory, entry.name) not in known]
 
 
 class WorkspaceTooLarge(RuntimeError):
@@ -135,42 +161,46 @@ class WorkspaceScan:
     """The workspace's read-only entries and secret files, kept between commands: each
     directory is listed again only when its mtime changed (a stat instead of a listing), so
     a scan before and after every command stays cheap on a large tree. Symlinked
-    directories are followed once; nothing is skipped (secrets hide in node_modules too)."""
+    directories are followed once; nothing is skipped (secrets hide in node_modules too).
+    A secret is found whatever name reaches it: a link is judged by its target, and a hard
+    link to a secret file's inode is a secret file too."""
 
     def __init__(self, root: Path) -> None:
         self.root = str(root)
-        self._listing: dict[str, tuple[int, list[tuple[str, bool, bool]]]] = {}
+        self._listing: dict[str, tuple[int, int, list[Entry]]] = {}
 
-    def _entries(self, directory: str) -> list[tuple[str, bool, bool]]:
-        """(name, is_dir, is_link) of a directory, from the cache while it is unchanged."""
+    def _entries(self, directory: str) -> tuple[int, list[Entry]]:
+        """(device, entries) of a directory, from the cache while it is unchanged."""
         try:
-            mtime = os.stat(directory).st_mtime_ns
+            info = os.stat(directory)
         except OSError:
-            return []
+            return 0, []
         cached = self._listing.get(directory)
-        if cached is not None and cached[0] == mtime:
-            return cached[1]
+        if cached is not None and cached[0] == info.st_mtime_ns:
+            return cached[1], cached[2]
         entries = []
         try:
             with os.scandir(directory) as iterator:
                 for entry in iterator:
                     try:
                         link = entry.is_symlink()
-                        entries.append((entry.name, entry.is_dir(), link))
+                        entries.append(Entry(entry.name, entry.is_dir(), link, entry.inode()))
                     except OSError:
                         continue
         except OSError:
-            return []
-        self._listing[directory] = (mtime, entries)
-        return entries
+            return 0, []
+        self._listing[directory] = (info.st_mtime_ns, info.st_dev, entries)
+        return info.st_dev, entries
 
     def scan(self) -> tuple[list[str], list[str]]:
         """(read-only entries: every `.git`/`.swetui` at any depth, files too; secret files
-        and directories). Raises WorkspaceTooLarge past MAX_WALK entries."""
+        and directories, links to them and hard links of them). Raises WorkspaceTooLarge
+        past MAX_WALK entries."""
         readonly: list[str] = []
         secrets: list[str] = []
         seen = 0
         visited: set[str] = set()
+        walked: list[tuple[str, int, list[Entry]]] = []
         stack: list[tuple[str, bool]] = [(self.root, False)]
         while stack:
             directory, in_credentials = stack.pop()
@@ -178,25 +208,63 @@ class WorkspaceScan:
             if real in visited:
                 continue
             visited.add(real)
-            entries = self._entries(directory)
+            device, entries = self._entries(directory)
+            walked.append((directory, device, entries))
             seen += len(entries)
             if seen > MAX_WALK:
                 raise WorkspaceTooLarge(f"the workspace has more than {MAX_WALK:,} entries to "
                                         "scan for secret files")
-            for name, is_dir, is_link in entries:
-                path = os.path.join(directory, name)
-                if name in READ_ONLY_NAMES and not is_link:
+            for entry in entries:
+                path = os.path.join(directory, entry.name)
+                if entry.name in READ_ONLY_NAMES and not entry.link:
                     readonly.append(path)
-                elif in_credentials or is_secret_file(name):
+                elif in_credentials or is_secret_file(entry.name) or (
+                        entry.link and secret_target(path, self.root)):
                     secrets.append(path)
-                elif is_dir:
-                    stack.append((path, name in CREDENTIAL_DIRS))
-        return readonly, secrets
+                elif entry.is_dir:
+                    stack.append((path, entry.name in CREDENTIAL_DIRS))
+        return readonly, secrets + _hard_links(secrets, walked)
 
     def git_entries(self) -> set[str]:
         """Every `.git` (directory or file) in the workspace now."""
         readonly, _ = self.scan()
         return {path for path in readonly if os.path.basename(path) == ".git"}
+
+
+class SecretHardLinks:
+    """The other names (hard links) of the workspace's secret files: `path in links` asks
+    whether a regular file is one. The workspace is walked only when a file with several
+    names is asked about (rare: pnpm stores, backups), once; one too large to walk makes
+    every such file count."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._inodes: set[tuple[int, int]] | None = None
+
+    def __contains__(self, path: object) -> bool:
+        try:
+            info = os.stat(str(path))
+        except OSError:
+            return False
+        if info.st_nlink < 2 or not stat.S_ISREG(info.st_mode):
+            return False
+        if self._inodes is None:
+            self._inodes = self._secret_inodes()
+        return self._inodes == {(-1, -1)} or (info.st_dev, info.st_ino) in self._inodes
+
+    def _secret_inodes(self) -> set[tuple[int, int]]:
+        try:
+            secrets = WorkspaceScan(self.root).scan()[1]
+        except WorkspaceTooLarge:
+            return {(-1, -1)}
+        inodes = set()
+        for secret in secrets:
+            try:
+                info = os.stat(secret)
+            except OSError:
+                continue
+            inodes.add((info.st_dev, info.st_ino))
+        return inodes
 
 
 class Sandbox:
@@ -244,9 +312,8 @@ class Sandbox:
             root = str(self.root)
             own = [path for path in _own_code_dirs()
                    if path == root or path.startswith(root + "/")]
-            home = Path.home()
             spec["readonly"] = [*readonly, *own]
-            spec["hide"] = [*secrets, *(str(home / name) for name in HOME_SECRETS),
+            spec["hide"] = [*secrets, *home_secrets(),
                             *SYSTEM_SECRETS, *(() if self.network else OFFLINE_SECRETS)]
         return [INTERPRETER, "-I", "-S", "-c", HELPER_SOURCE, json.dumps(spec), "--",
                 shell, "-c", command]

@@ -15,7 +15,8 @@ import os
 import re
 from pathlib import Path
 
-from swetui.agent.sandbox import WorkspaceScan, WorkspaceTooLarge
+from swetui.agent.sandbox import SecretHardLinks, WorkspaceScan, WorkspaceTooLarge
+from swetui.agent.sandbox.secret_paths import secret_target
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tools.commands import PLACEHOLDER, CommandReader, Segment, split_commands
 
@@ -90,20 +91,20 @@ def _segment_harmless(segment: Segment) -> bool:
 
 
 def _reads_secret(segment: Segment, root: str) -> bool:
-    """Whether an argument names, globs to or (`rev:path`) points at a secret file, or a
-    recursive search would read one."""
-    for arg in segment.words[1:]:
+    """Whether an argument or an input redirect names, globs to, links to or (`rev:path`)
+    points at a secret file, or a recursive search would read one."""
+    for arg in [*segment.words[1:], *(target for op, target in segment.redirects if op == "<")]:
         if arg.startswith("-"):
             continue
         path = arg.split(":", 1)[1] if segment.name == "git" and ":" in arg else arg
         path = os.path.expanduser(path)
-        if is_secret_file(path):
+        if is_secret_file(path) or _secret_path(path, root):
             return True
         if GLOB.search(path):
             if os.path.isabs(path) or path.startswith(".."):
                 return True  # only globs inside the workspace are expanded and checked
             matches = glob.glob(os.path.join(root, path), include_hidden=True, recursive=True)
-            if any(is_secret_file(os.path.relpath(match, root)) for match in matches):
+            if any(_secret_path(match, root) for match in matches):
                 return True
     recursive = segment.name == "rg" or (
         segment.name in ("grep", "egrep", "fgrep")
@@ -113,6 +114,12 @@ def _reads_secret(segment: Segment, root: str) -> bool:
     directories = [os.path.join(root, a) for a in segment.words[1:]
                    if not a.startswith("-") and os.path.isdir(os.path.join(root, a))]
     return any(_has_secrets(directory) for directory in directories or [root])
+
+
+def _secret_path(path: str, root: str) -> bool:
+    """Whether reading `path` (absolute or under `root`) reads a secret file, whatever the
+    name: a link's target counts, and so does another name (hard link) of a secret file."""
+    return secret_target(path, root) or os.path.join(root, path) in SecretHardLinks(root)
 
 
 def _has_secrets(directory: str) -> bool:

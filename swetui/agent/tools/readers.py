@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from swetui.agent.sandbox import SecretHardLinks
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tools.base import (
     GlobArgs,
@@ -148,7 +149,7 @@ def read_file(ws: WorkspaceFiles, ledger: ReadLedger, settings: Settings,
     if not os.path.lexists(real):
         raise ToolError(f"no such file: {rel}. Use glob or list_dir to find the right path.",
                         summary=f"no such file: {rel}", path=rel)
-    if is_secret_file(rel):
+    if is_secret_file(rel) or real in SecretHardLinks(ws.root):
         raise _secret_refusal(rel)
     offset = args.offset or 1
     limit = min(args.limit or settings.max_read_lines, settings.max_read_lines)
@@ -324,11 +325,12 @@ def grep(ws: WorkspaceFiles, settings: Settings, args: GrepArgs) -> ToolResult:
     skipped: dict[str, int] = {"binary": 0, "large": 0, "secret": 0, "outside": 0,
                                "special": 0}
     special: list[str] = []
+    hard_links = SecretHardLinks(ws.root)
     try:
         for path, name in files:
             if file_regex is not None and not file_regex.match(name):
                 continue
-            if is_secret_file(name):
+            if is_secret_file(name) or path in hard_links:
                 skipped["secret"] += 1
                 continue
             if path.is_symlink():  # the walk lists links to files: read only those that stay in

@@ -1,0 +1,35 @@
+"""Where secrets live outside a file's own name: the user's credential files, and the
+target a link reaches (a link named `settings.py` that points at `.env` is `.env`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from swetui.agent.sensitive import CREDENTIAL_DIRS, is_secret_file
+
+HOME_SECRETS = (*sorted(CREDENTIAL_DIRS), ".config/gcloud", ".config/gh", ".config/hub",
+                ".config/op", ".config/rclone", ".netrc", ".git-credentials", ".pypirc",
+                ".npmrc", ".yarnrc", ".pgpass", ".my.cnf", ".password-store",
+                ".cargo/credentials", ".cargo/credentials.toml", ".terraform.d", ".m2",
+                ".gradle/gradle.properties", ".vault-token", ".bash_history", ".zsh_history",
+                ".python_history", ".psql_history", ".mysql_history", ".local/share/keyrings")
+"""Credential files and directories in the user's home, covered inside the sandbox."""
+
+
+def home_secrets() -> list[str]:
+    """HOME_SECRETS as absolute paths in the current user's home."""
+    home = Path.home()
+    return [str(home / name) for name in HOME_SECRETS]
+
+
+def secret_target(path: str, root: str) -> bool:
+    """Whether `path` (absolute, or relative to the workspace `root`) resolves, through
+    every link on the way, to a secret file, a credential directory or a credential file
+    of the user's home: what is read is the target, whatever the link is called."""
+    real = os.path.realpath(os.path.join(root, path))
+    rel = os.path.relpath(real, os.path.realpath(root))
+    inside = rel != ".." and not rel.startswith("../")
+    if is_secret_file(rel if inside else real) or os.path.basename(real) in CREDENTIAL_DIRS:
+        return True
+    return any(real == secret or real.startswith(secret + "/") for secret in home_secrets())

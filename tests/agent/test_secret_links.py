@@ -1,0 +1,96 @@
+"""A secret file reached by another name: a cloned repository plants `settings.py -> .env`,
+a link to another project's `prod.env`, a link to a credentials directory, or a hard link
+of `.env`. Neither the reader that lets commands run unasked (no sandbox) nor the kernel
+sandbox may judge by the name the command uses: what is read is the target."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from swetui.agent.sandbox import Sandbox, probe
+from swetui.agent.toolbox import Toolbox
+from swetui.agent.tools.harmless import is_harmless
+from tests.agent.conftest import tool_call
+
+KEY = "sk-ant-planted-LINKED-0123456789abcdef"
+
+
+@pytest.fixture
+def linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace whose innocent names reach secrets, and an innocent link."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bash_history").write_text(f"export KEY={KEY}\n")
+    monkeypatch.setenv("HOME", str(home))
+    other = tmp_path / "other"
+    (other / ".aws").mkdir(parents=True)
+    (other / "prod.env").write_text(f"PROD={KEY}\n")
+    (other / ".aws" / "config").write_text(f"aws_secret_access_key={KEY}\n")
+    root = tmp_path / "ws"
+    (root / "docs").mkdir(parents=True)
+    (root / ".env").write_text(f"API_KEY={KEY}\n")
+    (root / "settings.py").symlink_to(".env")
+    (root / "config.py").symlink_to(other / "prod.env")
+    (root / "keys").symlink_to(other / ".aws")
+    os.link(root / ".env", root / "notes.txt")
+    (root / "docs" / "readme.txt").write_text("read me\n")
+    (root / "README.md").symlink_to("docs/readme.txt")
+    return root
+
+
+SECRET_READS = ["cat settings.py", "cat ./settings.py", "head -5 config.py", "cat notes.txt",
+                "cat < settings.py", "cat s*.py", "cat keys/config", "tail ~/.bash_history",
+                "wc -c n*.txt"]
+
+
+@pytest.mark.parametrize("command", SECRET_READS)
+def test_a_secret_reached_by_another_name_is_not_harmless(command: str, linked: Path) -> None:
+    assert not is_harmless(command, str(linked))
+
+
+@pytest.mark.parametrize("command", ["cat README.md", "cat docs/readme.txt", "wc -l *.md"])
+def test_an_innocent_link_stays_harmless(command: str, linked: Path) -> None:
+    assert is_harmless(command, str(linked))
+
+
+def confined(root: Path, command: str) -> str:
+    """What `command` prints run in the kernel sandbox of `root`."""
+    sandbox = Sandbox(root, cover=())
+    try:
+        done = subprocess.run(sandbox.argv(command, "/bin/bash", confine=True), cwd=root,
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        sandbox.close()
+    return done.stdout + done.stderr
+
+
+SANDBOX_READS = [
+    "cat settings.py", "cp settings.py x; cat x", "cat config.py", "cat notes.txt",
+    "cat keys/config", "ln -s .env mine; cat mine", "cat ../other/prod.env",
+    "python3 -c " + shlex.quote("print(open('settings.py').read())"),
+    "python3 -c " + shlex.quote("import os; os.symlink('notes.txt', 'l'); print(open('l').read())"),
+    "tar c . 2>/dev/null | strings",
+]
+
+
+@pytest.mark.skipif(not probe().available, reason=f"no kernel sandbox here: {probe().detail}")
+def test_the_sandbox_covers_a_secret_whatever_name_reaches_it(linked: Path) -> None:
+    assert "read me" in confined(linked, "cat README.md")  # the link itself still works
+    leaked = [command for command in SANDBOX_READS if KEY in confined(linked, command)]
+    assert leaked == []
+
+
+async def test_the_read_tools_refuse_a_hard_link_of_a_secret(toolbox: Toolbox,
+                                                             ws_root: Path) -> None:
+    (ws_root / ".env").write_text(f"API_KEY={KEY}\n")
+    os.link(ws_root / ".env", ws_root / "notes.txt")
+    (ws_root / "plain.txt").write_text("API_KEY is documented here\n")
+    read = await toolbox.run(tool_call("read_file", path="notes.txt"))
+    assert read.is_error and KEY not in read.content
+    found = await toolbox.run(tool_call("grep", pattern="API_KEY", path="."))
+    assert "plain.txt" in found.content and KEY not in found.content
