@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from swetui.engine.already_sent import AlreadySent
 from swetui.engine.compaction.text import identifiers
@@ -52,6 +53,14 @@ TASK_TOKENS = 51_200
 """The task layer's budget when the engine has none (20% of a 256k window)."""
 FOUND_TOKENS = 8_000
 """What the symbol map and grep may attach together: enough for a few definitions."""
+
+
+class Excluded(Protocol):
+    """Whether retrieval must not read a path (`_name_or_target`)."""
+
+    def __call__(self, rel: str, walked: bool = False) -> bool: ...
+
+
 TASK_KINDS = frozenset({ItemKind.FILE, ItemKind.SPAN, ItemKind.GREP, ItemKind.LISTING})
 
 STOP_WORDS = frozenset("""
@@ -138,13 +147,16 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         budget = engine.settings.layer_budget(Layer.TASK) or TASK_TOKENS
         budget_tokens = budget - engine.budget().layer(Layer.TASK).tokens
     room = budget_tokens
+    # One rule for every path, whichever is asked first (the walk, a named file, the map's
+    # hits): excluded by its name or by the name of the file it leads to.
+    excluded = _name_or_target(root, exclude) if exclude is not None else None
 
     def tree() -> list[str]:
         nonlocal files, cut
         if files is None:
             files, cut = walk(root, ignore, max_files)
-            if exclude is not None:
-                files = [rel for rel in files if not exclude(rel)]
+            if excluded is not None:  # the walk follows no link: each file is its target
+                files = [rel for rel in files if not excluded(rel, walked=True)]
             if cut:
                 result.notes.append(f"only the first {max_files:,} files were scanned")
         return files
@@ -171,9 +183,8 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         return True
 
     named, directories = _named_paths(root, text, tree, result)
-    if exclude is not None:
-        exclude = _name_or_target(root, exclude)
-        refused = [rel for rel in named if exclude(rel)]
+    if excluded is not None:
+        refused = [rel for rel in named if excluded(rel)]
         for rel in refused:
             result.notes.append(f"{rel}: may hold secrets, not read")
         named = [rel for rel in named if rel not in refused]
@@ -182,7 +193,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         if symbols is not None and semantic is not None else None
     if symbols is not None:
         prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
-        found_spans = list(symbol_spans(root, symbols, prose, near=named, exclude=exclude,
+        found_spans = list(symbol_spans(root, symbols, prose, near=named, exclude=excluded,
                                         rerank=ranker, weights=weights, keep=keep))
     spanned = {span.path for span, _body in found_spans}
     for rel in named[:MAX_NAMED_FILES]:
@@ -235,14 +246,17 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     return result
 
 
-def _name_or_target(root: Path, exclude: Callable[[str], bool]) -> Callable[[str], bool]:
+def _name_or_target(root: Path, exclude: Callable[[str], bool]) -> Excluded:
     """`exclude` asked of a path and of the file it leads to: a cloned repository's
-    `settings.py -> .env` is the .env (read_file refuses it by its target too)."""
+    `settings.py -> .env` is the .env (read_file refuses it by its target too). A path the
+    workspace walk listed (`walked`) leads to itself: the walk follows no link."""
     real_root = os.path.realpath(root)
 
-    def excluded(rel: str) -> bool:
+    def excluded(rel: str, walked: bool = False) -> bool:
         if exclude(rel):
             return True
+        if walked:
+            return False
         real = Path(os.path.realpath(os.path.join(real_root, rel)))
         return inside(Path(real_root), real) and \
             exclude(real.relative_to(real_root).as_posix())
