@@ -189,7 +189,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
             result.notes.append(f"{rel}: may hold secrets, not read")
         named = [rel for rel in named if rel not in refused]
     found_spans: list[tuple[Span, str]] = []
-    ranker = SemanticRanker(root, semantic) \
+    ranker = SemanticRanker(root, semantic, mapped=symbols.by_file) \
         if symbols is not None and semantic is not None else None
     if symbols is not None:
         prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)

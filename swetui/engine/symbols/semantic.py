@@ -14,12 +14,12 @@ from __future__ import annotations
 import importlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swetui.engine.sources import read_workspace_text
-from swetui.engine.symbols.extract import Definition
+from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.engine.symbols.semantic_text import definition_text, text_key
 
 if TYPE_CHECKING:
@@ -162,8 +162,12 @@ class SemanticRanker:
     only when first called."""
 
     def __init__(self, root: Path, model: ModelLoader = MODEL,
-                 cache: VectorCache = VECTORS, store: Path | None = None) -> None:
+                 cache: VectorCache = VECTORS, store: Path | None = None,
+                 mapped: Mapping[str, FileSymbols] | None = None) -> None:
         self.root = root
+        self.mapped = mapped
+        """The map's files: a file whose line count differs from the map's has changed
+        since it was mapped, and its definitions are embedded by their names alone."""
         self.model = model
         self.cache = cache
         self.store_path = store if store is not None else STORE_PATHS.get(Path(root).resolve())
@@ -235,6 +239,11 @@ class SemanticRanker:
                 if loaded is None:
                     return None
                 lines[rel] = loaded.lines()
+                mapped = self.mapped.get(rel) if self.mapped is not None else None
+                if mapped is not None and mapped.lines != len(lines[rel]) and not loaded.cut:
+                    # Changed since it was mapped (the watcher will update the map): the
+                    # map's lines would name other code, so only the name is embedded.
+                    lines[rel] = []
             texts.append(definition_text(definition, lines[rel]))
         found = [self.cache.get(text) for text in texts]
         missing = list(dict.fromkeys(text for text, vector in zip(texts, found, strict=True)
