@@ -4,6 +4,7 @@ inspector's Repository map item, says how many were left out and why."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,57 @@ def test_a_top_level_vendor_folder_is_vendored_a_nested_one_is_the_apps(tmp_path
     symbols = built(tmp_path)
     assert symbols.index().skipped == {"vendor/acme/leftpad.py": "vendored"}
     assert sorted(symbols.files) == ["shop/vendor/payouts.py"]
+
+
+def test_a_deleted_left_out_file_leaves_the_note_at_once(workspace):
+    """The watcher reports the deletion: the Repository map note stops naming the file
+    with that update, not at some later change of the map."""
+    symbols = built(workspace)
+    symbols.index()
+    (workspace / "src" / "api" / "messages.py").unlink()
+    (workspace / "static" / "vendor.min.js").unlink()
+    changed = symbols.update(["src/api/messages.py", "static/vendor.min.js"])
+    assert sorted(changed) == ["src/api/messages.py", "static/vendor.min.js"]
+    index = symbols.index()
+    assert "src/api/messages.py" not in index.skipped
+    assert "static/vendor.min.js" not in index.skipped
+    assert "messages.py" not in outline(index) and "vendor.min.js" not in outline(index)
+    symbols.save()
+    assert "src/api/messages.py" not in built(workspace).index().skipped
+
+
+def test_a_new_left_out_file_is_named_with_its_update(workspace):
+    symbols = built(workspace)
+    symbols.index()
+    (workspace / "src" / "api" / "invoice_pb2.py").write_text("class Invoice:\n    pass\n")
+    (workspace / "src" / "schema.py").write_text(PB2)
+    assert sorted(symbols.update(["src/api/invoice_pb2.py", "src/schema.py"])) == \
+        ["src/api/invoice_pb2.py", "src/schema.py"]
+    index = symbols.index()
+    assert index.skipped["src/api/invoice_pb2.py"] == "generated"
+    assert index.skipped["src/schema.py"] == "generated"
+    assert "5 generated files" in outline(index)
+
+
+def _same_stamp(path: Path, text: str) -> None:
+    """Write `text` (as long as what is there) keeping the file's size and mtime."""
+    before = path.stat()
+    assert len(text.encode()) == before.st_size
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_restart_does_not_read_left_out_files_again(workspace):
+    """What reading a file showed (generated, minified) is kept in the cache with the
+    file's size and time, as its symbols are: a restart does not read it again while they
+    hold. Seen here by giving the file hand-written content under the same stamp."""
+    built(workspace)
+    messages = workspace / "src" / "api" / "messages.py"
+    hand = "def make_message():\n    return 1\n"
+    _same_stamp(messages, hand + "#" * (messages.stat().st_size - len(hand) - 1) + "\n")
+    restarted = built(workspace)
+    assert restarted.index().skipped["src/api/messages.py"] == "generated"
+    os.utime(messages)  # the stamp changes: read again, now hand-written
+    again = built(workspace)
+    assert "src/api/messages.py" not in again.index().skipped
+    assert resolve(again.index(), ["make_message"]) != []

@@ -25,11 +25,12 @@ from pathlib import Path
 from swetui.engine.symbols import cache_file
 from swetui.engine.symbols.compact import EMPTY, Literals, StemSet
 from swetui.engine.symbols.extract import Definition, FileSymbols
+from swetui.engine.symbols.generated import GENERATED, MINIFIED
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
-FORMAT = 6
+FORMAT = 7
 """Bumped when what is stored changes; a file of another format is deleted and rebuilt."""
 MAX_ROW_BYTES = 8_000_000
 ROW_PER_BYTE, ROW_SLACK = 8, 4096
@@ -46,10 +47,18 @@ OLDER = ("map.json",)
 Stamp = tuple[int, int]
 """(size, mtime_ns) of a file when it was parsed."""
 Entry = tuple[FileSymbols, Stamp]
+LeftOut = tuple[str, Stamp]
+"""Why a file was left out of the map after reading it (one of READ_REASONS), and its stamp
+then: a restart does not read it again while the stamp holds."""
+READ_REASONS = frozenset({GENERATED, MINIFIED})
+"""Reasons found by reading a file (its path or size alone give the others, checked anew at
+every start, so a rule that changes applies at once)."""
 
 SCHEMA = ("CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
           "mtime INTEGER NOT NULL, language TEXT NOT NULL, lines INTEGER NOT NULL, "
           "data BLOB NOT NULL)")
+LEFT_OUT_SCHEMA = ("CREATE TABLE left_out (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
+                   "mtime INTEGER NOT NULL, reason TEXT NOT NULL)")
 BUSY_WAIT = 5.0
 """Seconds a read or write waits for another session's write to the file; then it is put
 off (`busy`), the file left as it is."""
@@ -133,7 +142,7 @@ def _check_numbers(symbols: FileSymbols, literal_lines: list[int]) -> None:
 @functools.cache
 def expected_schema() -> list[tuple[object, ...]]:
     """What sqlite_master holds in a file this module made (its table and its index)."""
-    return cache_file.schema_of((SCHEMA,))
+    return cache_file.schema_of((SCHEMA, LEFT_OUT_SCHEMA))
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -213,26 +222,51 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
         remove(path, f"unusable ({exc})")
 
 
+def left_out(path: Path) -> dict[str, LeftOut]:
+    """The files a build read and left out (generated or minified by their content), with
+    their stamps then. Rows of another type or reason were not written here and are not
+    read; a missing, busy or unusable file gives nothing (`entries` deals with it)."""
+    try:
+        if not cache_file.prepare(path, create=False):
+            return {}
+        with contextlib.closing(_connect(path)) as connection:
+            _check(connection)
+            rows = connection.execute(
+                "SELECT path, size, mtime, reason FROM left_out WHERE typeof(path) = 'text' "
+                "AND typeof(size) = 'integer' AND typeof(mtime) = 'integer'").fetchall()
+    except (OSError, sqlite3.Error, CacheUnusable) as exc:
+        log.info("symbol map cache %s: left-out files not read (%s)", path, exc)
+        return {}
+    return {rel: (reason, (size, mtime)) for rel, size, mtime, reason in rows
+            if reason in READ_REASONS}
+
+
 def _create(path: Path) -> None:
     cache_file.prepare(path, create=True)
     with contextlib.closing(_connect(path)) as connection:
         if connection.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,):
             connection.execute("BEGIN")
             connection.execute(SCHEMA)
+            connection.execute(LEFT_OUT_SCHEMA)
             connection.execute(f"PRAGMA user_version = {FORMAT}")
             connection.execute("COMMIT")
 
 
-def save(path: Path, files: dict[str, Entry], changed: Iterable[str]) -> None:
-    """Write the rows of the `changed` paths (those missing from `files` are deleted), in
-    one transaction: a kill leaves the rows as they were before it. Rows are encoded one
-    at a time as they are written, never all held at once. Raises OSError (also
+def save(path: Path, files: dict[str, Entry], changed: Iterable[str],
+         left: dict[str, LeftOut] | None = None) -> None:
+    """Write the rows of the `changed` paths: their symbols from `files`, or why they were
+    left out from `left`; those in neither are deleted. In one transaction: a kill leaves
+    the rows as they were before it. Rows are encoded one at a time as they are written,
+    never all held at once. Raises OSError (also
     `cache_file.UnsafeLocation`: the folder is not used), sqlite3.Error (`busy` tells a file
     locked by another session from a damaged one) or CacheUnusable."""
     if not cache_file.prepare(path, create=False):
         _create(path)
-    changed = list(changed)
+    changed, left = list(changed), left or {}
     gone = [(rel,) for rel in changed if rel not in files]
+    cleared = [(rel,) for rel in changed if rel not in left]
+    skipped = [(rel, size, mtime, reason) for rel in changed if rel in left
+               for reason, (size, mtime) in (left[rel],)]
     rows = ((rel, size, mtime, symbols.language, symbols.lines, encode(symbols))
             for rel in changed if rel in files
             for symbols, (size, mtime) in (files[rel],))
@@ -241,6 +275,9 @@ def save(path: Path, files: dict[str, Entry], changed: Iterable[str]) -> None:
         connection.execute("BEGIN IMMEDIATE")
         try:
             connection.executemany("DELETE FROM files WHERE path = ?", gone)
+            connection.executemany("DELETE FROM left_out WHERE path = ?", cleared)
+            connection.executemany("INSERT OR REPLACE INTO left_out VALUES (?, ?, ?, ?)",
+                                   skipped)
             connection.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
                                    rows)
             sys.audit("swetui.symbols.cache.commit", str(path))  # a test kills here

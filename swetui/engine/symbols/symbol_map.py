@@ -5,23 +5,22 @@ ranked outline."""
 from __future__ import annotations
 
 import logging
-import math
 import os
 import sqlite3
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from swetui.engine.gc_pause import gc_paused
 from swetui.engine.symbols import cache, cache_file, generated
 from swetui.engine.symbols.build_order import build_order
-from swetui.engine.symbols.cache import CacheUnusable, Stamp
-from swetui.engine.symbols.extract import Definition, FileSymbols, extract
-from swetui.engine.symbols.file_rank import rank_files
+from swetui.engine.symbols.cache import CacheUnusable, Entry, LeftOut, Stamp
+from swetui.engine.symbols.extract import FileSymbols, extract
 from swetui.engine.symbols.languages import language_of
+from swetui.engine.symbols.symbol_index import SymbolIndex as SymbolIndex  # re-exported
+from swetui.engine.symbols.symbol_index import build_index as build_index
+from swetui.engine.symbols.symbol_index import patched
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 from swetui.files import looks_binary, read_regular
 
@@ -33,27 +32,6 @@ PUBLISH_EVERY = 200
 """Files read between two publications of the partial map during a build."""
 SAVE_EVERY = 1_000
 """Files parsed between two writes to the cache during a build."""
-
-
-@dataclass
-class SymbolIndex:
-    """Look-up tables of one generation of the map."""
-
-    by_name: dict[str, list[tuple[str, Definition]]] = field(default_factory=dict)
-    by_file: dict[str, FileSymbols] = field(default_factory=dict)
-    document_frequency: dict[str, int] = field(default_factory=dict)
-    definitions: int = 0
-    partial: tuple[int, int] | None = None
-    """(files mapped, files to map) when built from a map still being built."""
-    file_rank: dict[str, float] = field(default_factory=dict)
-    referenced: dict[str, int] = field(default_factory=dict)
-    """How often each name is referenced across the workspace."""
-    skipped: dict[str, str] = field(default_factory=dict)
-    """Files left out of the map and why (`generated`: generated, minified, vendored, too
-    large)."""
-
-    def idf(self, stem: str) -> float:
-        return math.log((self.definitions + 1) / (self.document_frequency.get(stem, 0) + 1))
 
 
 def _stamp(path: Path) -> Stamp | None:
@@ -77,7 +55,7 @@ class SymbolMap:
         self.ignore = ignore
         self.max_files = max_files
         self.publish_every = publish_every
-        self.files: dict[str, tuple[FileSymbols, Stamp]] = {}
+        self.files: dict[str, Entry] = {}
         self.ready = threading.Event()
         self.notes: list[str] = []
         self.build_seconds = 0.0
@@ -91,9 +69,9 @@ class SymbolMap:
         self._index: tuple[int, SymbolIndex] | None = None
         self._unsaved: set[str] = set()
         """Paths whose entry changed (or went) since the cache was last written."""
-        self.skipped: dict[str, str] = {}
-        """Files left out of the map as generated, minified, vendored or too large, and
-        why (`generated`)."""
+        self.skipped: dict[str, LeftOut] = {}
+        """Files left out of the map as generated, minified, vendored or too large: why
+        (`generated`), and their stamp then. Changed under the lock, as `files` is."""
 
     # -- building --------------------------------------------------------------------------
 
@@ -113,7 +91,8 @@ class SymbolMap:
             wanted = {rel for rel in rels if language_of(rel) is not None}
             self.total = len(wanted)
             stored: set[str] = set()
-            files: dict[str, tuple[FileSymbols, Stamp]] = {}
+            files: dict[str, Entry] = {}
+            skipped: dict[str, LeftOut] = {}
             in_cache: set[str] = set()
             with gc_paused(freeze=True):
                 if self.cache_path is not None:
@@ -121,29 +100,37 @@ class SymbolMap:
                         stored.add(rel)
                         if rel not in wanted:
                             continue
-                        parsed = self._parse(rel, known)  # parsed again if it changed
+                        parsed, left = self._parse(rel, known)  # parsed again if it changed
                         if parsed is not None:
                             files[rel] = parsed
                             if parsed is known:
                                 in_cache.add(rel)
-                        self._publish(files)
+                        elif left is not None:
+                            skipped[rel] = left
+                        self._publish(files, skipped)
+                known_left = cache.left_out(self.cache_path) if self.cache_path else {}
                 fresh: list[str] = []
                 for rel in build_order(self.root, wanted - stored, first):
-                    parsed = self._parse(rel, None)
+                    parsed, left = self._parse(rel, None, known_left.get(rel))
                     if parsed is not None:
                         files[rel] = parsed
                         fresh.append(rel)
                         if len(fresh) >= SAVE_EVERY:
                             in_cache.update(self._save_part(files, fresh))
                             fresh = []
+                    elif left is not None:
+                        skipped[rel] = left
+                        if left is known_left.get(rel):
+                            in_cache.add(rel)  # read at an earlier start: not read again
                     time.sleep(0)  # let the screen's thread in between two files
-                    self._publish(files)
-            changed = {rel for rel in files if rel not in in_cache}
+                    self._publish(files, skipped)
+            changed = {rel for rel in (*files, *skipped) if rel not in in_cache}
             with self._lock:
-                self.files = files
+                self.files, self.skipped = files, skipped
                 self.generation += 1
                 self.building = False
-                self._unsaved |= changed | (stored - files.keys())
+                self._unsaved |= changed | (stored - files.keys()) | \
+                    (known_left.keys() - in_cache)
             self.save()
         except Exception:  # a broken map must never break a session: retrieval greps instead
             log.exception("building the symbol map failed")
@@ -156,8 +143,7 @@ class SymbolMap:
             self.build_seconds = time.perf_counter() - started
             self.ready.set()
 
-    def _save_part(self, files: dict[str, tuple[FileSymbols, Stamp]], rels: list[str],
-                   ) -> list[str]:
+    def _save_part(self, files: dict[str, Entry], rels: list[str]) -> list[str]:
         """Write these newly parsed files to the cache during a build (a session closed
         before the build ends keeps them); returns those written (the rest are written at
         the end)."""
@@ -170,12 +156,12 @@ class SymbolMap:
             return []
         return rels
 
-    def _publish(self, files: dict[str, tuple[FileSymbols, Stamp]]) -> None:
+    def _publish(self, files: dict[str, Entry], skipped: dict[str, LeftOut]) -> None:
         """Make the files read so far what look-ups see, each `publish_every` files."""
         if len(files) - self._published >= self.publish_every:
             self._published = len(files)
             with self._lock:
-                self.files = dict(files)
+                self.files, self.skipped = dict(files), dict(skipped)
                 self.generation += 1
 
     @property
@@ -192,15 +178,20 @@ class SymbolMap:
         for rel in rels:
             if any(part in self.ignore for part in rel.split("/")[:-1]):
                 continue
-            old = self.files.get(rel)
-            parsed = self._parse(rel, old)
-            if parsed is not old:
+            with self._lock:
+                old, was = self.files.get(rel), self.skipped.get(rel)
+            parsed, left = self._parse(rel, old, was)
+            if parsed is not old or left != was:  # a left-out file's note changes too
                 changes.append((rel, old[0] if old else None, parsed[0] if parsed else None))
                 with self._lock:
                     if parsed is None:
                         self.files.pop(rel, None)
                     else:
                         self.files[rel] = parsed
+                    if left is None:
+                        self.skipped.pop(rel, None)
+                    else:
+                        self.skipped[rel] = left
                     self._unsaved.add(rel)
         if changes:
             with self._lock:
@@ -208,41 +199,42 @@ class SymbolMap:
                 self.generation += 1
                 if current is not None and current[0] == self.generation - 1:
                     self._index = (self.generation, patched(current[1], changes))
-                    self._index[1].skipped = dict(self.skipped)
+                    self._index[1].skipped = _reasons(self.skipped)
         return [rel for rel, _old, _new in changes]
 
-    def _parse(self, rel: str, known: tuple[FileSymbols, Stamp] | None,
-               ) -> tuple[FileSymbols, Stamp] | None:
-        self.skipped.pop(rel, None)
+    def _parse(self, rel: str, known: Entry | None, left: LeftOut | None = None,
+               ) -> tuple[Entry | None, LeftOut | None]:
+        """The file's entry (`known` itself while its stamp holds), or why it is left out
+        (`left` itself while its stamp holds: not read again); (None, None) for a file
+        gone, unreadable, binary or not for the map. Changes nothing of the map's."""
         language = language_of(rel)
         if language is None or (self.exclude is not None and self.exclude(rel)):
-            return None
-        if (reason := generated.by_path(rel)) is not None:
-            self.skipped[rel] = reason
-            return None
+            return None, None
         path = self.root / rel
         stamp = _stamp(path)
         if stamp is None:
-            return None
+            return None, None  # gone: named in no note
+        if (reason := generated.by_path(rel)) is not None:
+            return None, (reason, stamp)
         if stamp[0] > MAX_PARSE_BYTES:
-            self.skipped[rel] = generated.TOO_LARGE
-            return None
+            return None, (generated.TOO_LARGE, stamp)
         if known is not None and known[1] == stamp:
-            return known
+            return known, None
+        if left is not None and left[1] == stamp and left[0] in cache.READ_REASONS:
+            return None, left
         try:
             data, _size = read_regular(path, MAX_PARSE_BYTES, follow_symlinks=False)
         except OSError:
-            return None
+            return None, None
         if looks_binary(data):
-            return None
+            return None, None
         if (reason := generated.by_content(data)) is not None:
-            self.skipped[rel] = reason
-            return None
+            return None, (reason, stamp)
         try:
-            return extract(rel, data, language), stamp
+            return (extract(rel, data, language), stamp), None
         except Exception:  # a grammar that fails on one odd file leaves that file out
             log.exception("could not parse %s", rel)
-            return None
+            return None, None
 
     def save(self) -> None:
         """Write the entries that changed since the last write to the cache on disk (one
@@ -253,16 +245,18 @@ class SymbolMap:
         with self._lock:
             unsaved, self._unsaved = self._unsaved, set()
             files = {rel: self.files[rel] for rel in unsaved if rel in self.files}
+            left = _read_left_out(self.skipped, unsaved)
         try:
             try:
-                cache.save(self.cache_path, files, unsaved)
+                cache.save(self.cache_path, files, unsaved, left)
             except (CacheUnusable, sqlite3.DatabaseError) as exc:
                 if cache_file.busy(exc):
                     raise  # another session is writing it: tried again at the next write
                 cache.remove(self.cache_path, f"unusable ({exc})")
                 with self._lock:
                     files = dict(self.files)
-                cache.save(self.cache_path, files, files)
+                    left = _read_left_out(self.skipped, self.skipped)
+                cache.save(self.cache_path, files, [*files, *left], left)
         except (OSError, sqlite3.Error, CacheUnusable) as exc:
             log.warning("could not save the symbol map: %s", exc)
             with self._lock:
@@ -277,98 +271,26 @@ class SymbolMap:
             if self._index is not None and self._index[0] == self.generation:
                 return self._index[1]
             generation, files = self.generation, dict(self.files)
-            progress = self.progress
+            progress, skipped = self.progress, _reasons(self.skipped)
         with gc_paused(freeze=True):
             built = build_index(files)
         built.partial = progress
-        built.skipped = dict(self.skipped)
+        built.skipped = skipped
         with self._lock:
             self._index = (generation, built)
         return built
 
 
+def _reasons(skipped: dict[str, LeftOut]) -> dict[str, str]:
+    return {rel: reason for rel, (reason, _stamp) in skipped.items()}
+
+
+def _read_left_out(skipped: dict[str, LeftOut], rels: Iterable[str]) -> dict[str, LeftOut]:
+    """Of `rels`, the files left out for what reading them showed (what the cache keeps)."""
+    return {rel: skipped[rel] for rel in rels
+            if rel in skipped and skipped[rel][0] in cache.READ_REASONS}
+
+
 def partial_map_note(mapped: int, total: int) -> str:
     """What a retrieval from a map still being built says about it."""
     return f"the symbol map is still being built: it covers {mapped:,} of {total:,} files"
-
-
-def build_index(files: dict[str, tuple[FileSymbols, Stamp]]) -> SymbolIndex:
-    """The look-up tables of `files`, counted in bulk (`patched` keeps them current)."""
-    index = SymbolIndex()
-    by_name, by_file, referenced = index.by_name, index.by_file, index.referenced
-    frequency: Counter[str] = Counter()
-    for rel, (symbols, _stamp) in files.items():
-        by_file[rel] = symbols
-        for definition in symbols.definitions:
-            entries = by_name.get(definition.name)
-            if entries is None:
-                by_name[definition.name] = [(rel, definition)]
-            else:
-                entries.append((rel, definition))
-            frequency.update(definition.doc | definition.body)
-        index.definitions += len(symbols.definitions)
-        for name, count in symbols.references.items():
-            referenced[name] = referenced.get(name, 0) + count
-    index.document_frequency = dict(frequency)
-    index.file_rank = rank_files(index.by_file, index.by_name)
-    return index
-
-
-def patched(index: SymbolIndex,
-            changes: list[tuple[str, FileSymbols | None, FileSymbols | None]]) -> SymbolIndex:
-    """A new index: `index` with each changed file's old symbols taken out and its new ones
-    put in. The tables are copied, never changed in place, so a look-up running on the old
-    index is not disturbed. File ranks are kept (a new file ranks last) until the next full
-    index: one file moves a repository's ranking little."""
-    new = SymbolIndex(by_name=dict(index.by_name), by_file=dict(index.by_file),
-                      document_frequency=dict(index.document_frequency),
-                      definitions=index.definitions, file_rank=dict(index.file_rank),
-                      referenced=dict(index.referenced))
-    for rel, old, symbols in changes:
-        if old is not None:
-            new.by_file.pop(rel, None)
-            for definition in old.definitions:
-                kept = [entry for entry in new.by_name.get(definition.name, ())
-                        if entry[0] != rel]
-                if kept:
-                    new.by_name[definition.name] = kept
-                else:
-                    new.by_name.pop(definition.name, None)
-                new.definitions -= 1
-                for stem in definition.doc | definition.body:
-                    _count(new.document_frequency, stem, -1)
-            for name, count in old.references.items():
-                _count(new.referenced, name, -count)
-        if symbols is not None:
-            new.by_file[rel] = symbols
-            _add_file(new, rel, symbols, shared=True)
-            new.file_rank.setdefault(rel, min(new.file_rank.values(), default=0.0))
-        else:
-            new.file_rank.pop(rel, None)
-    return new
-
-
-def _count(table: dict[str, int], key: str, by: int) -> None:
-    value = table.get(key, 0) + by
-    if value > 0:
-        table[key] = value
-    else:
-        table.pop(key, None)
-
-
-def _add_file(index: SymbolIndex, rel: str, symbols: FileSymbols, *, shared: bool) -> None:
-    """Add one file's symbols; with `shared`, the name lists are replaced, not appended to
-    (an older index holds them)."""
-    for definition in symbols.definitions:
-        entries = index.by_name.get(definition.name)
-        if entries is None:
-            index.by_name[definition.name] = [(rel, definition)]
-        elif shared:
-            index.by_name[definition.name] = [*entries, (rel, definition)]
-        else:
-            entries.append((rel, definition))
-        index.definitions += 1
-        for stem in definition.doc | definition.body:
-            _count(index.document_frequency, stem, 1)
-    for name, count in symbols.references.items():
-        _count(index.referenced, name, count)
