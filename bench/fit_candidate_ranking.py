@@ -30,6 +30,7 @@ from bench.retrieval_projects import (
     needed,
     project_root,
 )
+from bench.words_and_meaning import words_and_meaning
 from swetui.engine.retrieval import _PATH, RetrievalResult, _is_path, _named_paths
 from swetui.engine.retrieval_spans import _direct_hits
 from swetui.engine.symbols.candidate_features import rows
@@ -92,7 +93,7 @@ def collect() -> list[Group]:
             needs = needed(root, request["needs"])
             found = [[round(value, 6) for value in row]
                      for row in rows(index, request_of(scores), top, cosines, file_weight)]
-            current = capture.ranker(asked, list(top))
+            current = words_and_meaning(list(top), cosines)
             position = {id(d): s for s, _r, d in current}
             groups.append(Group(
                 set_name, text, found,

@@ -1,9 +1,11 @@
-"""Ranking by meaning as well as by words: the definitions that match a described behaviour
-best by their words (BM25F, `ranking`) are re-ordered by adding how close their name,
-signature and docstring are in meaning to the request, by a sentence encoder (`encoder`).
-Only those few candidates are embedded, when a request needs them, and their vectors are
-kept for later requests: nothing is embedded ahead of time, so a workspace of any size costs
-nothing until it is asked about, and a request that names what it needs costs nothing.
+"""How close in meaning a request is to the definitions it may be about: the candidates the
+learned ranking chooses among (`lookup.described`, `learned_ranking`) are embedded with a
+sentence encoder (`encoder`) from their name, signature and docstring, and `SemanticRanker`
+gives each one's cosine with the request, a feature beside the words'. Only those few
+candidates are embedded, when a request needs them, and their vectors are kept for later
+requests (in memory, and on disk beside the symbol map's cache): nothing is embedded ahead of
+time, so a workspace of any size costs nothing until it is asked about, and a request that
+names what it needs costs nothing.
 
 The model is loaded the first time a request needs it (once per process). When it cannot
 load (its package missing, its file damaged), retrieval ranks by words alone and says so
@@ -14,7 +16,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,23 +30,6 @@ if TYPE_CHECKING:
 
 Scored = tuple[float, str, Definition]
 """(score, file, definition), as `lookup.described` ranks them."""
-Rerank = Callable[[str, list[Scored]], list[Scored]]
-
-CANDIDATES = 10
-"""Definitions re-ranked: the best by words; the rest keep their order below them (5 and 20
-gave the same or worse benchmark figures)."""
-WEIGHT = 1.0
-"""What meaning adds to the words' score (scaled so the best by words is 1.0): WEIGHT × the
-cosine above UNRELATED. 0.5 changed almost nothing; 1.5 and 2 traded tuned requests for
-held-out ones."""
-UNRELATED = 0.1
-"""About the cosine of two unrelated texts for this model."""
-GAP = 0.05
-"""A candidate whose cosine with the request is more than this below the leader's is about
-something else: its score is halved (kept, below the leader), so a second definition is
-attached only when it is about as close in meaning as the first. Any value from 0.03 to
-0.06 gives the same benchmark figures; 0.08 and above keep more wasted second blocks."""
-DEMOTED = 0.5
 LOAD_WAIT = 10.0
 """Seconds a request waits for the model to load before ranking by words alone."""
 CACHE_SIZE = 20_000
@@ -158,8 +143,8 @@ def keep_vectors(root: Path, path: Path) -> None:
 
 
 class SemanticRanker:
-    """Re-orders a request's best candidates by words and meaning together; loads the model
-    only when first called."""
+    """How close in meaning a request is to each of its candidates (`lookup.Meaning`); loads
+    the model only when first asked."""
 
     def __init__(self, root: Path, model: ModelLoader = MODEL,
                  cache: VectorCache = VECTORS, store: Path | None = None,
@@ -176,31 +161,6 @@ class SemanticRanker:
         """Definitions this ranker had to embed (not found in the cache)."""
         self.notice: str | None = None
         """One line when it ranked by words alone because the model cannot be had."""
-
-    def __call__(self, text: str, scored: list[Scored]) -> list[Scored]:
-        """`scored` (best first) with its first CANDIDATES re-ranked; scores are scaled so
-        the best by words is 1.0, and the re-ranked ones gain WEIGHT × their cosine with
-        the request above UNRELATED. The same definitions come back, none dropped."""
-        if not scored:
-            return scored
-        top = scored[:CANDIDATES]
-        cosines = self.cosines(text, top)
-        if cosines is None:
-            return scored
-        best = scored[0][0] or 1.0
-        combined = [(score / best + WEIGHT * (cosine - UNRELATED), rel, definition)
-                    for (score, rel, definition), cosine in zip(top, cosines, strict=True)]
-        combined.sort(key=lambda s: (-s[0], s[1], s[2].start))
-        meaning = {id(d): cosine for (_s, _r, d), cosine in zip(top, cosines, strict=True)}
-        lead = meaning[id(combined[0][2])]
-        combined = combined[:1] + [
-            (score * (DEMOTED if meaning[id(definition)] < lead - GAP else 1.0), rel, definition)
-            for score, rel, definition in combined[1:]]
-        combined.sort(key=lambda s: (-s[0], s[1], s[2].start))
-        floor = combined[-1][0]
-        rest = [(min(score / best, floor), rel, definition)
-                for score, rel, definition in scored[len(top):]]
-        return combined + rest
 
     def cosines(self, text: str, candidates: list[Scored]) -> list[float] | None:
         """The cosine of the request with each candidate's text; None when the model
