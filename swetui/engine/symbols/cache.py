@@ -146,7 +146,7 @@ def expected_schema() -> list[tuple[object, ...]]:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    connection = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None)
+    connection = cache_file.connect(path, timeout=BUSY_WAIT, isolation_level=None)
     connection.execute("PRAGMA trusted_schema = OFF")  # nothing in the file runs SQL functions
     return connection
 
@@ -215,6 +215,8 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
                     log.warning("symbol map cache: the entry of %r is damaged", rel)
                     continue
                 yield rel, (symbols, (int(size), int(mtime)))
+    except cache_file.UnsafeLocation as exc:  # swapped for a link as it was opened
+        log.warning("symbol map cache %s not read: %s", path, exc)
     except (sqlite3.Error, CacheUnusable) as exc:
         if cache_file.busy(exc):
             log.info("symbol map cache %s busy; not read this time", path)

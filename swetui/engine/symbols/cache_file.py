@@ -15,6 +15,7 @@ import os
 import sqlite3
 import stat
 from pathlib import Path
+from typing import Any
 
 from swetui.paths import FILE_MODE, WORKSPACE_DIR, private_dir
 
@@ -119,6 +120,60 @@ def prepare(path: Path, *, create: bool) -> bool:
     finally:
         os.close(fd)
     return True
+
+
+def connect(path: Path, **options: Any) -> sqlite3.Connection:
+    """`sqlite3.connect(path, **options)` to a cache file `prepare` made safe, and proof that
+    SQLite opened that very file: a link swapped in after the check (even swapped back once
+    SQLite followed it) raises UnsafeLocation, with nothing read from or written to where
+    it led. The file is held open meanwhile, so its inode cannot be reused."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafeLocation(errno.ELOOP, f"{path} became a link: not opened") from None
+        raise
+    try:
+        held = os.fstat(fd)
+        if not stat.S_ISREG(held.st_mode) or held.st_nlink != 1:
+            raise UnsafeLocation(errno.EINVAL, f"{path} is not a plain file of its own")
+        connection: sqlite3.Connection = sqlite3.connect(path, **options)
+        try:
+            connection.execute("PRAGMA schema_version").fetchone()  # the file is open now
+            if not _opened_by_sqlite(path, held, fd):
+                raise UnsafeLocation(errno.EINVAL, f"{path} was swapped while it was opened")
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+    finally:
+        os.close(fd)
+
+
+def _opened_by_sqlite(path: Path, held: os.stat_result, ours: int) -> bool:
+    """Whether the name `path` still is the file `held` and, where /proc lists this
+    process's open files, SQLite holds that file open too (not a link's target)."""
+    try:
+        now = os.lstat(path)
+    except OSError:
+        return False
+    if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino) or not stat.S_ISREG(now.st_mode):
+        return False
+    try:
+        descriptors = os.listdir("/proc/self/fd")
+    except OSError:
+        return True  # no /proc (not Linux): the name check above is what there is
+    for name in descriptors:
+        if not name.isdigit() or int(name) == ours:
+            continue
+        try:
+            info = os.stat(f"/proc/self/fd/{name}")
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == (held.st_dev, held.st_ino):
+            return True
+    return False
 
 
 def remove(path: Path) -> None:

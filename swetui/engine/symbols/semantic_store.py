@@ -155,8 +155,8 @@ class VectorStore:
 
     def _connect(self) -> sqlite3.Connection:
         cache_file.prepare(self.path, create=True)
-        connection = sqlite3.connect(self.path, timeout=BUSY_WAIT, isolation_level=None,
-                                     check_same_thread=False)
+        connection = cache_file.connect(self.path, timeout=BUSY_WAIT, isolation_level=None,
+                                        check_same_thread=False)
         try:
             connection.execute("PRAGMA trusted_schema = OFF")
             if connection.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,):
