@@ -4,6 +4,7 @@ mapped from the weights file is the table the file holds."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -61,7 +62,9 @@ def test_the_token_rows_read_from_the_file_are_the_table_it_holds() -> None:
     with safe_open(path, framework="np") as tensors:
         table = tensors.get_tensor(TOKEN_EMBEDDINGS)
     tokens = np.array([[101, 2054, 2003, 102, 0], [101, 101, 30521, 0, 0]], dtype=np.int64)
-    rows = TokenRows(path)[tokens]
+    with open(path, "rb") as file:
+        _start, tensors = encoder._layout(file, hashlib.sha256())
+        rows = TokenRows(file, tensors)[tokens]
     assert rows.shape == (2, 5, table.shape[1]) and np.array_equal(rows, table[tokens])
 
 

