@@ -19,6 +19,7 @@ from tree_sitter import Node, QueryCursor
 from swetui.engine.symbols import node_kinds as kinds
 from swetui.engine.symbols.compact import EMPTY, Literal, Literals, StemSet, stem_set
 from swetui.engine.symbols.languages import parser_for
+from swetui.engine.symbols.source_encoding import as_utf8
 from swetui.engine.symbols.stem_memo import identifier_stems, text_stems
 from swetui.files import line_count
 from swetui.secrets import redact
@@ -365,6 +366,7 @@ class _Reader:
 
 def extract(rel: str, source: bytes, language: str) -> FileSymbols:
     """The symbols of one file (`rel` is its workspace-relative path)."""
+    source = as_utf8(source)  # tree-sitter reads UTF-8: a declared Latin-1 is decoded
     tree = parser_for(language).parse(source)
     symbols = FileSymbols(path=rel, language=language, lines=line_count(source))
     root = tree.root_node
