@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from swetui.agent import AgentSession
 from swetui.agent.sandbox import Sandbox, probe
 from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.harmless import is_harmless
+from swetui.options import LaunchOptions
 from tests.agent.conftest import tool_call
+from tests.agent.test_retrieval_reaches_the_request import RecordingOfflineProvider
 
 KEY = "sk-ant-planted-LINKED-0123456789abcdef"
 
@@ -94,3 +97,21 @@ async def test_the_read_tools_refuse_a_hard_link_of_a_secret(toolbox: Toolbox,
     assert read.is_error and KEY not in read.content
     found = await toolbox.run(tool_call("grep", pattern="API_KEY", path="."))
     assert "plain.txt" in found.content and KEY not in found.content
+
+
+async def test_retrieval_never_sends_a_hard_link_of_a_secret(tmp_path: Path) -> None:
+    """A request's words grep the workspace: `notes.txt`, another name of `.env`, must not
+    be one of the files searched (the key would reach the model in a grep block)."""
+    (tmp_path / ".env").write_text(f"STRIPE_TOKEN={KEY}\n")
+    os.link(tmp_path / ".env", tmp_path / "notes.txt")
+    (tmp_path / "DEPLOY.md").write_text("Set STRIPE_TOKEN in the vault before deploying.\n")
+    provider = RecordingOfflineProvider()
+    session = AgentSession.open(LaunchOptions(path=tmp_path), env={}, provider=provider)
+    session.start()
+    try:
+        finished = await session.send("where is STRIPE_TOKEN used?")
+        assert finished.error is None
+        sent = provider.requests[0].context
+        assert "DEPLOY.md" in sent and KEY not in sent
+    finally:
+        await session.aclose()

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -265,6 +266,16 @@ class SecretHardLinks:
                 continue
             inodes.add((info.st_dev, info.st_ino))
         return inodes
+
+
+def secret_exclusion(root: Path) -> Callable[[str], bool]:
+    """Whether retrieval must not read the workspace path `rel`: a secret file by its name,
+    or another name (a hard link) of one (`notes.txt` sharing `.env`'s inode)."""
+    links = SecretHardLinks(root)
+
+    def excluded(rel: str) -> bool:
+        return is_secret_file(rel) or os.path.join(root, rel) in links
+    return excluded
 
 
 class Sandbox:
