@@ -129,6 +129,7 @@ def _layout(file: BinaryIO, digest: Hash) -> tuple[int, dict[str, Tensor]]:
     header = file.read(size)
     digest.update(head)
     digest.update(header)
+    data_bytes = os.fstat(file.fileno()).st_size - 8 - size  # no tensor reaches past it
     tensors = {}
     for key, entry in json.loads(header).items():
         if key == "__metadata__":
@@ -136,7 +137,8 @@ def _layout(file: BinaryIO, digest: Hash) -> tuple[int, dict[str, Tensor]]:
         begin, end = (int(offset) for offset in entry["data_offsets"])
         shape = tuple(int(n) for n in entry["shape"])
         dtype = np.dtype(DTYPES[entry["dtype"]])
-        if not 0 <= begin <= end or end - begin != dtype.itemsize * math.prod(shape):
+        if not 0 <= begin <= end <= data_bytes or \
+                end - begin != dtype.itemsize * math.prod(shape):
             raise EncoderUnavailable(f"{key} in the model's weights has a damaged layout")
         tensors[key] = Tensor(8 + size + begin, 8 + size + end, shape, dtype)
     return 8 + size, tensors
