@@ -116,32 +116,41 @@ def _gelu(x: Vectors) -> Vectors:
     return result
 
 
-def _layout(file: BinaryIO, digest: Hash) -> tuple[int, dict[str, Tensor]]:
+def _layout(file: BinaryIO, digest: Hash,
+            name: object = "the model's weights") -> tuple[int, dict[str, Tensor]]:
     """Where the data starts and each tensor lies (`Tensor`), from the weights file's header
     (safetensors' documented layout: a little-endian 64-bit header length, a JSON header of
     each tensor's dtype, shape and byte range, then the data), read from `file`'s start and
-    fed to `digest` (the bytes hashed are the bytes parsed)."""
+    fed to `digest` (the bytes hashed are the bytes parsed). A header that is not a sound
+    one, or names bytes past the file's end, is not the published file's: EncoderUnavailable
+    saying so (as the checksum would), before anything is allocated for it."""
     head = file.read(8)
     size = int.from_bytes(head, "little")
     if len(head) != 8 or size > MAX_HEADER_BYTES:
-        raise EncoderUnavailable("the model's weights file is not the expected model "
-                                 "(its checksum differs)")
+        raise _not_expected(name)
     header = file.read(size)
     digest.update(head)
     digest.update(header)
-    data_bytes = os.fstat(file.fileno()).st_size - 8 - size  # no tensor reaches past it
+    data_bytes = os.fstat(file.fileno()).st_size - 8 - size
     tensors = {}
-    for key, entry in json.loads(header).items():
-        if key == "__metadata__":
-            continue
-        begin, end = (int(offset) for offset in entry["data_offsets"])
-        shape = tuple(int(n) for n in entry["shape"])
-        dtype = np.dtype(DTYPES[entry["dtype"]])
-        if not 0 <= begin <= end <= data_bytes or \
-                end - begin != dtype.itemsize * math.prod(shape):
-            raise EncoderUnavailable(f"{key} in the model's weights has a damaged layout")
-        tensors[key] = Tensor(8 + size + begin, 8 + size + end, shape, dtype)
+    try:
+        for key, entry in json.loads(header).items():
+            if key == "__metadata__":
+                continue
+            begin, end = (int(offset) for offset in entry["data_offsets"])
+            shape = tuple(int(n) for n in entry["shape"])
+            dtype = np.dtype(DTYPES[entry["dtype"]])
+            if not 0 <= begin <= end <= data_bytes or \
+                    end - begin != dtype.itemsize * math.prod(shape):
+                raise _not_expected(name)
+            tensors[key] = Tensor(8 + size + begin, 8 + size + end, shape, dtype)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise _not_expected(name) from None
     return 8 + size, tensors
+
+
+def _not_expected(name: object) -> EncoderUnavailable:
+    return EncoderUnavailable(f"{name} is not the expected model (its checksum differs)")
 
 
 def _read_weights(file: BinaryIO, digest: Hash,
@@ -192,10 +201,10 @@ class TokenRows:
     Not mapped: a mapped file cut short while swetui runs kills the process (SIGBUS) at the
     next read; a short read here is an OSError, and retrieval ranks by words."""
 
-    def __init__(self, file: BinaryIO, tensors: dict[str, Tensor],
+    def __init__(self, file: BinaryIO, tensors: dict[str, Tensor], path: str,
                  key: str = TOKEN_EMBEDDINGS) -> None:
         self.file = file
-        self.path = getattr(file, "name", "the model's weights")
+        self.path = path
         table = tensors[key]
         if table.dtype != np.float32 or len(table.shape) != 2:
             raise EncoderUnavailable(f"{key} in {self.path} is not the expected float32 table")
@@ -228,13 +237,12 @@ class Encoder:
         try:  # opened once, a FIFO never blocking the loader; hashed as it is read
             file = open_regular(weights_path)
             hashed = hashlib.sha256()
-            _start, tensors = _layout(file, hashed)
+            _start, tensors = _layout(file, hashed, weights_path)
             weights = _read_weights(file, hashed, tensors, TOKEN_EMBEDDINGS)
             if hashed.hexdigest() != WEIGHTS_SHA256:
-                raise EncoderUnavailable(f"{weights_path} is not the expected model "
-                                         "(its checksum differs)")
+                raise _not_expected(weights_path)
             self._tokenizer = _read_tokenizer(directory / "tokenizer.json")
-            self._words = TokenRows(file, tensors)
+            self._words = TokenRows(file, tensors, str(weights_path))
         except Exception as exc:
             if file is not None:
                 file.close()
