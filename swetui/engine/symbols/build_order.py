@@ -8,23 +8,16 @@ import os
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__"})
-DOC_DIRS = frozenset({"docs", "doc", "examples", "example", "benchmarks", "bench", "samples",
-                      "vendor", "vendored", "third_party", "thirdparty", "generated"})
+from swetui.engine.symbols.file_roles import FileRole, role_of
+
 IN_CONTEXT, SOURCE, TESTS, DOCS = range(4)
+_GROUPS = {FileRole.SOURCE: SOURCE, FileRole.TESTS: TESTS}
 
 
 def group_of(rel: str) -> int:
-    """SOURCE, TESTS or DOCS (documentation, examples, vendored and generated code)."""
-    parts = rel.lower().split("/")
-    folders, name = parts[:-1], parts[-1]
-    stem = name.rsplit(".", 1)[0]
-    if any(part in TEST_DIRS for part in folders) or name.startswith("test_") \
-            or stem.endswith(("_test", ".test", "_spec", ".spec")) or stem == "conftest":
-        return TESTS
-    if any(part in DOC_DIRS for part in folders):
-        return DOCS
-    return SOURCE
+    """SOURCE, TESTS or DOCS (documentation, examples, vendored and generated code), by the
+    file's role (`file_roles`)."""
+    return _GROUPS.get(role_of(rel), DOCS)
 
 
 def _mtime(root: Path, rel: str) -> int:

@@ -14,6 +14,7 @@ from swetui.engine.symbols import learned_ranking, ranking
 from swetui.engine.symbols.candidate_features import Request
 from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
 from swetui.engine.symbols.extract import Definition
+from swetui.engine.symbols.file_roles import FileRole, role_of
 from swetui.engine.symbols.semantic import Scored
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import STOP_WORDS, prose_stems, stems_of_identifier
@@ -38,6 +39,8 @@ CONSTANT_PRIOR = 0.5
 _BARE_WORD = re.compile(r"(?:\b(a|an|the|each|every|this|that|these|those|my|your|its|their|our"
                         r"|any|some|no)\s+)?\b([A-Za-z_]\w*)", re.IGNORECASE)
 """A word of the request and the determiner before it, if any (`each request` is prose)."""
+_ROLE_WEIGHTS = {FileRole.SOURCE: 1.0, FileRole.TESTS: 0.35, FileRole.DOCS: 0.5,
+                 FileRole.VENDORED: 0.5, FileRole.GENERATED: 0.5}
 _DETERMINER = re.compile(r"(?:^|\W)(?:a|an|the|each|every|this|that|these|those|any|some|no)$",
                          re.IGNORECASE)
 
@@ -61,17 +64,9 @@ class Hit:
 
 
 def file_weight(rel: str) -> float:
-    """Source above tests above examples and documentation."""
-    parts = rel.lower().split("/")
-    name = parts[-1]
-    if any(part in ("test", "tests", "testing", "spec", "__tests__") for part in parts[:-1]) \
-            or name.startswith("test_") or name.rsplit(".", 1)[0].endswith(("_test", ".test",
-                                                                          "_spec", ".spec")):
-        return 0.35
-    if any(part in ("docs", "doc", "examples", "example", "benchmarks", "bench")
-           for part in parts[:-1]):
-        return 0.5
-    return 1.0
+    """Source above tests above documentation, examples, vendored and generated code, by
+    the file's role (`file_roles`)."""
+    return _ROLE_WEIGHTS[role_of(rel)]
 
 
 def _looks_like_name(token: str, start: int, text: str, backticked: bool) -> bool:
