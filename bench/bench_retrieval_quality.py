@@ -51,6 +51,7 @@ from bench.retrieval_projects import (
     needed,
     project_root,
 )
+from swetui.agent.sensitive import is_secret_file
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind
 from swetui.engine.retrieval import retrieve
@@ -89,7 +90,7 @@ def lines_shown(item: ContextItem) -> list[tuple[str, tuple[str, int] | None]]:
     """Each line of a block with the (path, line) of the source it shows, None for a line
     showing none (a note, a gap)."""
     lines = item.content.split("\n")
-    if item.kind is ItemKind.GREP:
+    if item.kind in (ItemKind.GREP, ItemKind.SHORTLIST):  # `path:line: text` lines
         hits = [_GREP_HIT.match(text) for text in lines]
         return [(text, (m.group(1), int(m.group(2))) if m else None)
                 for text, m in zip(lines, hits, strict=True)]
@@ -164,7 +165,7 @@ def evaluate(with_map: bool, path: Path = LABELS, semantic: ModelLoader | None =
     for request in data["requests"]:
         root, index = indexes[request["project"]]
         result = retrieve(root, request["request"], ContextEngine(), turn=1, symbols=index,
-                          semantic=semantic, weights=weights)
+                          semantic=semantic, weights=weights, exclude=is_secret_file)
         total.add(judge(result.items, needed(root, request["needs"]), root,
                         request["request"]))
     return total, build_seconds

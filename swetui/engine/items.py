@@ -64,6 +64,8 @@ class ItemKind(StrEnum):
     FILE = "file"
     SPAN = "span"
     """Part of a file retrieval attached: a definition and its neighbours."""
+    SHORTLIST = "shortlist"
+    """Where to read, one line per definition: retrieval's likely places for a request."""
     GREP = "grep"
     LISTING = "listing"
 

@@ -21,7 +21,8 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.payloads import FilePayload, GrepPayload
 from swetui.engine.retrieval_grep import SCAN_SECONDS, grep, listing
-from swetui.engine.retrieval_spans import FoundHits, Keep, span_title, symbol_spans
+from swetui.engine.retrieval_shortlist import shortlist
+from swetui.engine.retrieval_spans import FoundHits, Keep, found_hits, span_title, symbol_spans
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import Span
 from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
@@ -61,7 +62,8 @@ class Excluded(Protocol):
     def __call__(self, rel: str, walked: bool = False) -> bool: ...
 
 
-TASK_KINDS = frozenset({ItemKind.FILE, ItemKind.SPAN, ItemKind.GREP, ItemKind.LISTING})
+TASK_KINDS = frozenset({ItemKind.FILE, ItemKind.SPAN, ItemKind.SHORTLIST, ItemKind.GREP,
+                        ItemKind.LISTING})
 
 STOP_WORDS = frozenset("""
 a an and are as at be but by can could do does for from has have how i if in into is it its
@@ -189,12 +191,14 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
             result.notes.append(f"{rel}: may hold secrets, not read")
         named = [rel for rel in named if rel not in refused]
     found_spans: list[tuple[Span, str]] = []
+    places: tuple[str, str] | None = None
     ranker = SemanticRanker(root, semantic, mapped=symbols.by_file) \
         if symbols is not None and semantic is not None else None
     if symbols is not None:
         prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
-        found_spans = list(symbol_spans(root, symbols, prose, near=named, exclude=excluded,
-                                        rerank=ranker, weights=weights, keep=keep))
+        mapped = keep(found_hits(symbols, prose, named, ranker, weights))
+        found_spans = list(symbol_spans(root, symbols, prose, mapped, exclude=excluded))
+        places = shortlist(root, symbols, mapped, excluded)
     spanned = {span.path for span, _body in found_spans}
     for rel in named[:MAX_NAMED_FILES]:
         lines = count_lines(root / rel) if rel in spanned else 0
@@ -218,6 +222,9 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
                 result.notes.append(f"{span_title(span)} left out: {why}")
                 continue
             make(ItemKind.SPAN, span_title(span), body, span.path)
+        if places is not None:
+            found += 1
+            make(ItemKind.SHORTLIST, *places, None)
         if ranker is not None and ranker.notice:
             result.notes.append(ranker.notice)
     terms = [] if found else search_terms(text, set(named) | paths)
@@ -341,7 +348,7 @@ def _summary(result: RetrievalResult, terms: list[str]) -> str:
     if files:
         parts.append("read " + ", ".join(p for p in files if p))
     for item in result.items:
-        if item.kind is ItemKind.SPAN:
+        if item.kind in (ItemKind.SPAN, ItemKind.SHORTLIST):
             parts.append(item.title)
         elif item.kind is ItemKind.GREP:
             hits = item.payload.hits if isinstance(item.payload, GrepPayload) else 0

@@ -88,6 +88,8 @@ def found_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
     with the learned `weights`, when `rerank` is given)."""
     scores = Relevance(index, text, near=near)
     hits = _direct_hits(index, text, near, scores, rerank, weights)
+    if any(hit.how == "candidate" for hit in hits):
+        return FoundHits(hits, [], [])  # a shortlist of where to read: nothing around a guess
     used = callees(index, hits, text)
     return FoundHits(hits, used, neighbourhood(index, hits + used, scores))
 
@@ -103,6 +105,7 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
                  scores: Relevance, rerank: Meaning | None = None,
                  weights: LinearRanking = WITH_MEANING) -> list[Hit]:
     hits, fragments = _raising(index, text)
+    traceback = PASTED_ERROR.search(text) is not None
     if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
         text = "\n".join(line for line in text.splitlines()
                          if not any(f in " ".join(line.lower().split()) for f in fragments))
@@ -118,6 +121,10 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
             cls = exception_class(index, rel, definition) if pasted else None
             if cls is definition and not any(h.how == "message" for h in hits):
                 hits += raise_sites(index, rel, cls, text)  # `httpx.StreamConsumed: …`
+    if traceback and any(hit.how in ("message", "raises") for hit in hits):
+        # The raise is the answer: the exception's class and the caller's own code in the
+        # traceback (`client.post(…)`) are what the user already sees.
+        hits = [hit for hit in hits if hit.how != "named"]
     if not hits:
         hits += described(index, text, scores=scores, rerank=rerank, weights=weights)
     return hits
@@ -141,6 +148,23 @@ def _secondary(hit: Hit, lines: list[str], weigh: Callable[[str], float],
     return None
 
 
+def mapped_lines(root: Path, index: SymbolIndex, rel: str) -> list[str] | None:
+    """The lines of `rel` as the map knows them; None when it cannot be read, is binary now,
+    or changed since it was mapped (the map's lines would name other code: a definition's
+    span titled with a name it no longer holds; the watcher brings the map up to date, until
+    then the file is left out)."""
+    try:
+        loaded = read_workspace_text(root, rel, MAX_SPAN_FILE_BYTES)
+    except OSError:
+        return None
+    if loaded is None:
+        return None
+    lines = loaded.lines()
+    if len(lines) != index.by_file[rel].lines and not loaded.cut:
+        return None
+    return lines
+
+
 def span_title(span: Span) -> str:
     """`path:first-last` for lines shown in one run; the runs (`path:356,799-808`) when
     lines are left out between them, the first two and the last when there are more, so
@@ -158,12 +182,10 @@ def span_title(span: Span) -> str:
     return f"{span.path}:{','.join(parts)}"
 
 
-def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[str] = (),
-                 exclude: Callable[[str], bool] | None = None,
-                 rerank: Meaning | None = None, weights: LinearRanking = WITH_MEANING,
-                 keep: Keep = FoundHits.all) -> Iterator[tuple[Span, str]]:
-    """(span, the block to send) for each file the request's hits that `keep` keeps fall
-    in, best first (described behaviour chosen with the learned `weights`)."""
+def symbol_spans(root: Path, index: SymbolIndex, text: str, hits: Iterable[Hit], *,
+                 exclude: Callable[[str], bool] | None = None) -> Iterator[tuple[Span, str]]:
+    """(span, the block to send) for each file the request's `hits` (`found_hits`) fall in,
+    best first; a shortlist's candidates are not spans (`retrieval_shortlist`)."""
     spans: dict[str, Span] = {}
     texts: dict[str, list[str]] = {}
     changed: set[str] = set()
@@ -173,27 +195,19 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, *, near: Iterable[st
         return index.idf(stem) if stem in asked else 0.0
 
     messages = 0
-    for hit in keep(found_hits(index, text, near, rerank, weights)):
-        if exclude is not None and exclude(hit.path):
+    for hit in hits:
+        if hit.how == "candidate" or exclude is not None and exclude(hit.path):
             continue
         if hit.path in changed:
             continue
         symbols = index.by_file[hit.path]
         lines = texts.get(hit.path)
         if lines is None:
-            try:
-                loaded = read_workspace_text(root, hit.path, MAX_SPAN_FILE_BYTES)
-            except OSError:
-                continue
-            if loaded is None:
-                continue
-            lines = texts[hit.path] = loaded.lines()
-            if len(lines) != symbols.lines and not loaded.cut:
-                # Changed since it was mapped: the map's lines would name other code
-                # (a definition's span titled with a name it no longer holds). The
-                # watcher brings the map up to date; until then the file is left out.
+            lines = mapped_lines(root, index, hit.path)
+            if lines is None:
                 changed.add(hit.path)
                 continue
+            texts[hit.path] = lines
         if max(hit.line, hit.definition.end if hit.definition else 0) > len(lines):
             continue  # the file was cut short since it was mapped: the watcher will say
         if hit.definition is not None:

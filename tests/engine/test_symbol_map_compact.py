@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import swetui.engine
-from swetui.engine.retrieval_spans import symbol_spans
+from swetui.engine.retrieval_spans import find_hits, symbol_spans
 from swetui.engine.symbols import cache
 from swetui.engine.symbols.compact import Literals, StemSet
 from swetui.engine.symbols.outline import outline
@@ -76,7 +76,8 @@ def _answers(symbols: SymbolMap) -> list[object]:
     return [outline(index), sorted(index.by_name), index.document_frequency,
             index.referenced, {rel: round(rank, 12) for rel, rank in index.file_rank.items()},
             *([(span.path, span.lines, text) for span, text in
-               symbol_spans(symbols.root, index, request)] for request in REQUESTS)]
+               symbol_spans(symbols.root, index, request, find_hits(index, request))]
+              for request in REQUESTS)]
 
 
 def test_a_restored_map_answers_like_the_built_one(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ import pytest
 from swetui.agent.sensitive import is_secret_file
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import retrieve
-from swetui.engine.retrieval_spans import symbol_spans
+from swetui.engine.retrieval_spans import find_hits, symbol_spans
 from swetui.engine.symbols import cache, compact, lookup
 from swetui.engine.symbols.encoder import model_dir
 from swetui.engine.symbols.extract import FileSymbols
@@ -136,8 +136,9 @@ def test_a_shipped_map_row_with_lines_out_of_range_sends_no_false_block(
                               for d in symbols.definitions]))
     symbols = SymbolMap(tmp_path, cache_path=path)
     symbols.build()
-    found = list(symbol_spans(tmp_path, symbols.index(), "how are ledger entries reconciled?",
-                              rerank=FixedMeaning()))
+    index, request = symbols.index(), "how are ledger entries reconciled?"
+    found = list(symbol_spans(tmp_path, index, request,
+                              find_hits(index, request, rerank=FixedMeaning())))
     assert found, "the ledger's definitions are found"
     for span, body in found:
         assert span.lines and min(span.lines) >= 1, body

@@ -12,7 +12,8 @@ from swetui.engine.events import ItemsChanged
 from swetui.engine.items import ContextItem, ItemKind, Layer
 
 FOLDABLE = frozenset({ItemKind.USER_MESSAGE, ItemKind.ASSISTANT_MESSAGE, ItemKind.TOOL_CALL,
-                      ItemKind.FILE, ItemKind.SPAN, ItemKind.GREP, ItemKind.LISTING})
+                      ItemKind.FILE, ItemKind.SPAN, ItemKind.SHORTLIST, ItemKind.GREP,
+                      ItemKind.LISTING})
 
 
 def warm(item: ContextItem) -> None:

@@ -25,6 +25,15 @@ LIMIT = 8.0
 what the weights were fitted on (a 5,000-line function) does not decide alone."""
 
 
+def first_share(scores: Sequence[float]) -> float:
+    """The share of the candidates' probability the best of `scores` holds (the scores are
+    log-probabilities up to a constant: the ranking was fitted as a softmax over them)."""
+    if not scores:
+        return 0.0
+    top = max(scores)
+    return 1.0 / sum(math.exp(value - top) for value in scores)
+
+
 def score_rows(table: LinearRanking, found: Sequence[Sequence[float]]) -> list[float]:
     """The learned score of each row of features (higher is better); always finite: a
     feature that is not a finite number is left out."""

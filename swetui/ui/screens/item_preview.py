@@ -26,7 +26,8 @@ HIGHLIGHT_LINES = 3_000
 """Above this many lines the preview is plain (highlighting it all would stall the UI)."""
 
 CODE_KINDS = frozenset({ItemKind.FILE, ItemKind.TOOL_CALL, ItemKind.TOOL_SCHEMA,
-                        ItemKind.GREP, ItemKind.MEMORY_FILE, ItemKind.SESSION_NOTES})
+                        ItemKind.GREP, ItemKind.SHORTLIST, ItemKind.MEMORY_FILE,
+                        ItemKind.SESSION_NOTES})
 
 
 _NUMBERED_LINE = re.compile(r" *\d+\t")

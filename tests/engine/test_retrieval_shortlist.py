@@ -1,0 +1,120 @@
+"""When the learned ranking is not sure which definition a described request is about, the
+request gets a shortlist (one line per likely definition: where it is, its signature) instead
+of the code of a guess; when it is sure, the code. Plus the probability share the choice
+rests on, and what a shortlist leaves out (secrets, files changed since they were mapped)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from swetui.agent.sensitive import is_secret_file
+from swetui.engine.context import ContextEngine
+from swetui.engine.items import ItemKind
+from swetui.engine.retrieval import retrieve
+from swetui.engine.retrieval_shortlist import shortlist
+from swetui.engine.retrieval_spans import find_hits
+from swetui.engine.symbols.learned_ranking import first_share
+from swetui.engine.symbols.lookup import SHORTLIST, Scored
+from swetui.engine.symbols.semantic import MODEL
+from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+
+TWINS = '''\
+import functools
+
+
+@functools.cache
+def backoff_delay_{n}(attempt):
+    """How long to wait before the next attempt of a retried upload."""
+    return min(60, 2 ** attempt)
+'''
+"""Definitions the request's words and meaning cannot tell apart: the ranking is unsure."""
+REQUEST = "How long do we wait before the next attempt of a retried upload?"
+
+
+class EvenMeaning:
+    """Closeness in meaning the same for every candidate (the model, undecided)."""
+
+    def cosines(self, text: str, candidates: list[Scored]) -> list[float] | None:
+        return [0.5] * len(candidates)
+
+
+def _workspace(root: Path, files: dict[str, str]) -> SymbolIndex:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    symbols = SymbolMap(root)
+    symbols.build()
+    return symbols.index()
+
+
+def _twins(root: Path, count: int = 4) -> SymbolIndex:
+    return _workspace(root, {f"pkg/upload_{n}.py": TWINS.format(n=n) for n in range(count)})
+
+
+def test_an_unsure_choice_attaches_where_to_read_not_a_guess(tmp_path: Path) -> None:
+    index = _twins(tmp_path)
+    found = retrieve(tmp_path, REQUEST, ContextEngine(), turn=1, symbols=index,
+                     semantic=MODEL)
+    kinds = [item.kind for item in found.items]
+    assert kinds == [ItemKind.SHORTLIST], found.summary
+    [item] = found.items
+    heading, *entries = item.content.split("\n")
+    assert "not sure" in heading and "read_file" in heading
+    assert len(entries) == 4
+    for entry in entries:
+        where, _, signature = entry.partition(": ")
+        path, line = where.rsplit(":", 1)
+        shown = (tmp_path / path).read_text().split("\n")[int(line) - 1]
+        # the line named is the `def` line and the entry shows it
+        assert shown.startswith("def backoff_delay_") and signature.startswith(shown)
+        assert entry.endswith("lines 5-7)")
+    assert "likely places: backoff_delay_" in item.title
+
+
+def test_a_sure_choice_attaches_its_code(tmp_path: Path) -> None:
+    index = _workspace(tmp_path, {
+        "pkg/retry.py": TWINS.format(n=0),
+        "pkg/net.py": 'def open_socket(host, port):\n    """Connect a TCP socket."""\n',
+    })
+    found = retrieve(tmp_path, REQUEST, ContextEngine(), turn=1, symbols=index,
+                     semantic=MODEL)
+    assert [item.kind for item in found.items] == [ItemKind.SPAN], found.summary
+    assert "def backoff_delay_0(attempt):" in found.items[0].content
+
+
+def test_a_shortlist_brings_nothing_around_its_guesses(tmp_path: Path) -> None:
+    index = _twins(tmp_path, 8)
+    hits = find_hits(index, REQUEST, rerank=EvenMeaning())
+    assert hits and all(hit.how == "candidate" for hit in hits)
+    assert len(hits) == SHORTLIST  # no callees, no neighbours: pointers only
+
+
+def test_a_shortlist_leaves_out_secrets_and_files_changed_since_mapped(tmp_path: Path) -> None:
+    index = _twins(tmp_path)
+    hits = find_hits(index, REQUEST, rerank=EvenMeaning())
+    paths = sorted(hit.path for hit in hits)
+    (tmp_path / paths[0]).write_text("# rewritten\n" + TWINS.format(n=0))  # one line more
+    secret = paths[1]
+    made = shortlist(tmp_path, index, hits, lambda rel: rel == secret or is_secret_file(rel))
+    assert made is not None
+    _title, block = made
+    assert paths[0] not in block and secret not in block
+    assert all(path in block for path in paths[2:])
+    assert shortlist(tmp_path, index, hits, lambda rel: True) is None
+
+
+@given(st.lists(st.floats(-50, 50), min_size=1, max_size=12), st.floats(-1e3, 1e3))
+def test_the_first_share_is_a_probability_of_the_best(scores: list[float], shift: float
+                                                       ) -> None:
+    share = first_share(scores)
+    assert 1 / len(scores) - 1e-9 <= share <= 1.0
+    assert math.isclose(share, first_share([s + shift for s in scores]), rel_tol=1e-9)
+    if len(set(scores)) == 1:
+        assert math.isclose(share, 1 / len(scores))
+    raised = [*scores]
+    raised[scores.index(max(scores))] += 1.0
+    assert first_share(raised) > share or math.isclose(share, 1.0)
