@@ -300,7 +300,7 @@ class _Reader:
         qualname = sys.intern(f"{outer.qualname}.{name}") if outer is not None else name
         found = _Draft(name=name, qualname=qualname, kind=kind,
                        start=node.start_point[0] + 1, end=node.end_point[0] + 1,
-                       doc=pending | identifier_stems(name))
+                       doc=pending.union(identifier_stems(name)))
         if kind == "class":
             found.bases = _bases(node)
         return found

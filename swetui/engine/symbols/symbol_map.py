@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 from swetui.engine.gc_pause import gc_paused
-from swetui.engine.symbols import cache, cache_file, generated
+from swetui.engine.symbols import cache, cache_file, generated, stem_memo
 from swetui.engine.symbols.build_order import build_order
 from swetui.engine.symbols.cache import CacheUnusable, Entry, LeftOut, Stamp
 from swetui.engine.symbols.extract import FileSymbols, extract
@@ -140,6 +140,7 @@ class SymbolMap:
                 with self._lock:
                     self.building = False
                     self.generation += 1
+            stem_memo.forget()  # what the build remembered of words is of little use now
             self.build_seconds = time.perf_counter() - started
             self.ready.set()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 
 import snowballstemmer
 
@@ -54,7 +55,7 @@ IRREGULAR = {
     ) for form in forms.split()}
 """Irregular past forms a stemmer leaves alone (`built`), with their verb (`build`); only
 forms that are not also common nouns or adjectives (not `left`, `bound`, `found`)."""
-_ENGLISH = snowballstemmer.stemmer("english")
+_local = threading.local()
 _BRITISH = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
 """British -ise spellings (`serialised`), spelt as the code mostly does (`serialize`)."""
 
@@ -65,7 +66,10 @@ def stem(word: str) -> str:
     `redirects`, `redirected` → redirect; `wrapped` → wrap; `serialised` → serial."""
     word = word.lower()
     word = IRREGULAR.get(word) or _BRITISH.sub(r"iz\1", word)
-    return str(_ENGLISH.stemWord(word))
+    english = getattr(_local, "english", None)
+    if english is None:  # a stemmer keeps state while it works: one per thread
+        english = _local.english = snowballstemmer.stemmer("english")
+    return str(english.stemWord(word))
 
 
 def subwords(identifier: str) -> list[str]:
