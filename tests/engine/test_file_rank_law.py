@@ -1,0 +1,41 @@
+"""The file ranking's rounds run in numpy: for any graph they give the ranks a plain loop over
+the edges gives, to the last bit (the outline's order and look-ups' ties depend on them)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swetui.engine.symbols.file_rank import iterate_ranks
+
+
+def _loop(count: int, edges: list[tuple[int, list[int], list[float], float]], rounds: int,
+          damping: float) -> list[float]:
+    rank = [1.0 / count] * count
+    for _ in range(rounds):
+        new = [(1.0 - damping) / count] * count
+        for source, targets, weights, total in edges:
+            share = damping * rank[source] / total
+            for target, weight in zip(targets, weights, strict=True):
+                new[target] += share * weight
+        rank = new
+    return rank
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> tuple[int, list[tuple[int, list[int], list[float], float]]]:
+    count = draw(st.integers(1, 12))
+    edges = []
+    for source in draw(st.lists(st.integers(0, count - 1), max_size=20)):
+        targets = draw(st.lists(st.integers(0, count - 1), min_size=1, max_size=6))
+        weights = draw(st.lists(st.floats(0.01, 50.0), min_size=len(targets),
+                                max_size=len(targets)))
+        edges.append((source, targets, weights, sum(weights)))
+    return count, edges
+
+
+@settings(max_examples=200)
+@given(graphs(), st.integers(0, 25))
+def test_the_numpy_rounds_give_the_loops_ranks_exactly(graph, rounds) -> None:
+    count, edges = graph
+    assert iterate_ranks(count, edges, rounds, 0.85) == _loop(count, edges, rounds, 0.85)
