@@ -1,9 +1,10 @@
-"""The symbol map on 1,000, 3,000 and 10,000 files of real code (httpx's and click's modules
-copied; 10,000 files are about 120 MB of Python): building it cold, restarting from its
-disk cache (nothing changed), and following one changed file until it is searchable (what
-the watcher asks for). Each measurement runs in a fresh process (`symbol_map_child`), so
-its peak memory is its own; CPU seconds are reported beside wall seconds because the
-machine is shared (the load average is in each entry).
+"""The symbol map on 1,000, 3,000 and 10,000 distinct files of real code (the running
+Python's standard library, each file's content once: 10,000 files are about 137 MB of
+Python; no two files share their names and literals, as in a real workspace): building it
+cold, restarting from its disk cache (nothing changed), and following one changed file until
+it is searchable (what the watcher asks for). Each measurement runs in a fresh process
+(`symbol_map_child`), so its peak memory is its own; CPU seconds are reported beside wall
+seconds because the machine is shared (the load average is in each entry).
 
 Baselines from the same run: tree-sitter parsing every file and nothing else (the floor of
 any map built on the parser) for the cold build; the cold build for the restart; indexing
@@ -18,19 +19,20 @@ a key sent right after it, and each later key's echo while the build runs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from bench.common import entry
-from bench.retrieval_projects import project_root
 
 SIZES = (1_000, 3_000, 10_000)
 BUILD_CPU_PER_PARSE = 4.0
@@ -51,17 +53,35 @@ cache) may take at most this many times as long as with the map off, same worksp
 FRAME_RUNS = 3
 
 
+MAX_SOURCE_BYTES = 200_000
+"""Larger files of the library are passed over (the map reads files up to 1 MB)."""
+
+
 def make_real_workspace(root: Path, files: int) -> Path:
-    """`files` Python files copied from httpx 0.28.1 and click 8.1.8 (the retrieval
-    benchmark's projects), into pkg0/, pkg1/, …: real definitions, names and literals."""
-    sources = [path for project in (("httpx==0.28.1", "httpx-0.28.1"),
-                                    ("click==8.1.8", "click-8.1.8"))
-               for path in sorted(project_root(*project).rglob("*.py"))]
-    for number in range(files):
-        folder = root / f"pkg{number // len(sources)}"
-        folder.mkdir(parents=True, exist_ok=True)
-        source = sources[number % len(sources)]
-        (folder / f"m{number % len(sources)}_{source.name}").write_bytes(source.read_bytes())
+    """`files` distinct Python files of the running Python's standard library (its
+    site-packages and tests included), in path order, each content once, copied under
+    lib/: real definitions, names and literals, none shared with another copy (the
+    benchmark's earlier workspace repeated httpx's and click's 77 files, whose strings
+    the copies shared, so its memory figures were too low)."""
+    library = Path(sysconfig.get_paths()["stdlib"])
+    seen: set[bytes] = set()
+    copied = 0
+    for path in sorted(library.rglob("*.py")):
+        if copied >= files:
+            break
+        if path.is_symlink() or not path.is_file() or "__pycache__" in path.parts:
+            continue
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).digest()
+        if not 200 <= len(data) <= MAX_SOURCE_BYTES or digest in seen:
+            continue
+        seen.add(digest)
+        target = root / "lib" / path.relative_to(library)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        copied += 1
+    if copied < files:
+        raise RuntimeError(f"the standard library has only {copied:,} distinct files")
     (root / "pkg7").mkdir(exist_ok=True)
     (root / "pkg7" / "mod3.py").write_text("def needle_function():\n    return 1\n")
     return root
