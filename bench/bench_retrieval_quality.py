@@ -10,7 +10,9 @@ library's `ast`, not with the symbol map under test).
   definition / tokens of all lines attached, counted line by line. A line is useful when it
   shows a line of a needed definition (decorators included) or of the header of a class
   enclosing a needed method (`class X(...):`, not its docstring); a grep hit line is judged
-  by the line it hits. A block's other lines (its note of the lines shown, `…` gaps) are
+  by the line it hits, and so is a shortlist's line (`path:line: def …`, the one line of the
+  definition it shows: a shortlist is relevant when it names a needed definition, and its
+  other entries are line waste). A block's other lines (its note of the lines shown, `…` gaps) are
   waste when the block shows nothing useful, and not waste when it does. Irrelevant lines
   inside a relevant block, no waste by blocks, are waste here;
 - recall: needed files of which a needed part was attached / needed files;
