@@ -109,21 +109,35 @@ def shown(item: ContextItem, root: Path) -> list[tuple[str, int]]:
     return [where for _, where in lines_shown(item) if where is not None]
 
 
-def line_waste(item: ContextItem, needs: list[Needed]) -> tuple[int, int]:
-    """(tokens of the block's lines that are waste, tokens of all its lines), counted line
-    by line (see the module's docstring for what is waste)."""
+@dataclass
+class JudgedLine:
+    """One line of a block as the line-waste measure sees it."""
+
+    text: str
+    where: tuple[str, int] | None
+    """The (path, line) of the source it shows; None for a note or a gap."""
+    tokens: int
+    useful: bool
+    wasted: bool
+
+
+def judged_lines(item: ContextItem, needs: list[Needed]) -> list[JudgedLine]:
+    """Each line of a block, judged (see the module's docstring for what is waste)."""
     lines = lines_shown(item)
     useful = [where is not None and any(need.path == where[0] and need.useful(where[1])
                                         for need in needs)
               for _, where in lines]
     any_useful = any(useful)
-    total = wasted = 0
-    for (text, where), use in zip(lines, useful, strict=True):
-        tokens = COUNTER.count(text + "\n")
-        total += tokens
-        if not use and (where is not None or not any_useful):
-            wasted += tokens
-    return wasted, total
+    return [JudgedLine(text, where, COUNTER.count(text + "\n"), use,
+                       not use and (where is not None or not any_useful))
+            for (text, where), use in zip(lines, useful, strict=True)]
+
+
+def line_waste(item: ContextItem, needs: list[Needed]) -> tuple[int, int]:
+    """(tokens of the block's lines that are waste, tokens of all its lines), counted line
+    by line (see the module's docstring for what is waste)."""
+    lines = judged_lines(item, needs)
+    return sum(j.tokens for j in lines if j.wasted), sum(j.tokens for j in lines)
 
 
 def judge(items: list[ContextItem], needs: list[Needed], root: Path, request: str) -> Score:
