@@ -10,8 +10,8 @@ beside them, the same run with the shipped weights (fitted on all ten: in-sample
 from __future__ import annotations
 
 from bench.bench_retrieval_quality import Score, _figures, evaluate
-from bench.candidate_ranking_fit import fit
 from bench.fit_candidate_ranking import SETS, load_groups
+from bench.listwise_ranking import fit
 from swetui.engine.symbols import candidate_weights
 
 

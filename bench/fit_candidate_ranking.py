@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench.candidate_ranking_fit import Group, Tally, fit, leave_one_set_out
+from bench.listwise_ranking import Group, Tally, fit, leave_one_set_out
 from bench.retrieval_projects import (
     DEVELOPMENT_SETS,
     labels,

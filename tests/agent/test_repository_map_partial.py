@@ -16,14 +16,9 @@ from swetui.engine.items import ItemKind
 from swetui.options import LaunchOptions
 from tests.waiting import WAIT, eventually
 
+from .held_build import LEDGER, hold_build, running
 from .scripted import ScriptedProvider, answer
 
-LEDGER = '''\
-class Ledger:
-    def settle_balance(self, entries):
-        """Adds the entries up; a negative total is an overdrawn account."""
-        return sum(entry.amount for entry in entries)
-'''
 AUDIT = "def reconcile_accounts(ledgers):\n    return [l.settle_balance([]) for l in ledgers]\n"
 
 
@@ -38,19 +33,8 @@ def open_held(root: Path, go: threading.Event, at: str) -> tuple[AgentSession, t
     """A session whose map build stops at `at` until `go` is set (before reading it)."""
     provider = ScriptedProvider(answer("ok"), answer("ok"), answer("ok"))  # type: ignore[arg-type]
     session = AgentSession.open(LaunchOptions(path=root), env={}, provider=provider)
-    symbols = session.repo_map.map
-    symbols.publish_every = 1
-    reached = threading.Event()
-    excluded = symbols.exclude
-
-    def hold(rel: str) -> bool:
-        if rel == at:
-            reached.set()
-            go.wait(WAIT)
-        return excluded(rel) if excluded is not None else False
-
-    symbols.exclude = hold
-    return session, reached
+    session.repo_map.map.publish_every = 1
+    return session, hold_build(session, at, go)
 
 
 def ledger_and_audit(root: Path) -> Path:
@@ -64,8 +48,7 @@ async def test_a_request_during_the_build_uses_the_partial_map_and_says_so(works
     session, reached = open_held(ledger_and_audit(workspace), held, at="examples/audit.py")
     seen: list[RetrievalDone] = []
     session.bus.subscribe(seen.append, RetrievalDone)
-    session.start()
-    try:
+    async with running(session, held):
         assert await asyncio.to_thread(reached.wait, WAIT)
         during = await session.send("where is settle_balance?")
         assert during.error is None
@@ -75,22 +58,19 @@ async def test_a_request_during_the_build_uses_the_partial_map_and_says_so(works
         assert 0 < mapped == total - 1  # all but the held file
         assert f"symbol map is still being built: it covers {mapped} of {total} files" \
             in seen[-1].line()
-    finally:
         held.set()
-    await eventually(session.repo_map.map.ready.is_set, "the build ended")
-    after = await session.send("where is reconcile_accounts?")
-    assert after.error is None
-    assert "examples/audit.py" in {i.source.path for i in session.engine
-                                   if i.kind is ItemKind.SPAN}
-    assert "still being built" not in seen[-1].line()
-    await session.aclose()
+        await eventually(session.repo_map.map.ready.is_set, "the build ended")
+        after = await session.send("where is reconcile_accounts?")
+        assert after.error is None
+        assert "examples/audit.py" in {i.source.path for i in session.engine
+                                       if i.kind is ItemKind.SPAN}
+        assert "still being built" not in seen[-1].line()
 
 
 async def test_a_change_the_watcher_reports_during_the_build_is_in_the_map_after(workspace,
                                                                               held):
     session, reached = open_held(ledger_and_audit(workspace), held, at="examples/audit.py")
-    session.start()
-    try:
+    async with running(session, held):
         assert await asyncio.to_thread(reached.wait, WAIT)
         assert "settle_balance" in session.repo_map.map.index().by_name  # mapped already
         (workspace / "src" / "ledger.py").write_text(LEDGER.replace("settle_balance",
@@ -98,11 +78,9 @@ async def test_a_change_the_watcher_reports_during_the_build_is_in_the_map_after
         await session.repo_map.changed(["src/ledger.py"])  # what the watcher reports
         (workspace / "src" / "new.py").write_text("def open_ledger():\n    pass\n")
         await session.repo_map.changed(["src/new.py"])
-    finally:
         held.set()
-    await eventually(lambda: "close_ledger" in session.repo_map.map.index().by_name,
-                     "the change made during the build reached the map")
-    index = session.repo_map.map.index()
-    assert "settle_balance" not in index.by_name and "open_ledger" in index.by_name
-    assert index.partial is None
-    await session.aclose()
+        await eventually(lambda: "close_ledger" in session.repo_map.map.index().by_name,
+                         "the change made during the build reached the map")
+        index = session.repo_map.map.index()
+        assert "settle_balance" not in index.by_name and "open_ledger" in index.by_name
+        assert index.partial is None

@@ -15,16 +15,10 @@ from swetui.agent import AgentSession, turn
 from swetui.engine.events import EngineNotice
 from swetui.engine.items import ItemKind
 from swetui.options import LaunchOptions
-from tests.waiting import WAIT
 
+from .held_build import LEDGER, hold_build, running
 from .scripted import ScriptedProvider, answer
 
-LEDGER = '''\
-class Ledger:
-    def settle_balance(self, entries):
-        """Adds the entries up; a negative total is an overdrawn account."""
-        return sum(entry.amount for entry in entries)
-'''
 REPORT = "def monthly_report(ledgers):\n    return [l.name for l in ledgers]\n"
 
 
@@ -40,20 +34,13 @@ def held_session(root: Path, origin: str | None) -> tuple[AgentSession, threadin
     provider = ScriptedProvider(answer("ok"))
     session = AgentSession.open(LaunchOptions(path=root, origin=origin), env={},
                                 provider=provider)  # type: ignore[arg-type]
-    symbols = session.repo_map.map
-    excluded = symbols.exclude
     go = threading.Event()
-
-    def hold(rel: str) -> bool:
-        if rel == "src/ledger.py":
-            go.wait(WAIT)
-        return excluded(rel) if excluded is not None else False
+    hold_build(session, "src/ledger.py", go)
 
     def release(event: BaseModel) -> None:
         if isinstance(event, EngineNotice) and "waits for the symbol map" in event.message:
             go.set()
 
-    symbols.exclude = hold
     session.bus.subscribe(release, EngineNotice)
     return session, go
 
@@ -64,8 +51,7 @@ async def test_a_runs_request_waits_for_the_whole_map_and_says_so(workspace, no_
     notices: list[EngineNotice] = []
     session, go = held_session(workspace, origin="run")
     session.bus.subscribe(notices.append, EngineNotice)
-    session.start()
-    try:
+    async with running(session, go):
         finished = await session.send("How is an overdrawn account noticed?")
         assert finished.error is None
         spans = [i for i in session.engine if i.kind is ItemKind.SPAN]
@@ -73,9 +59,6 @@ async def test_a_runs_request_waits_for_the_whole_map_and_says_so(workspace, no_
         assert "def settle_balance" in spans[0].content
         waits = [n.message for n in notices if "waits for the symbol map" in n.message]
         assert len(waits) == 1 and "(up to 120 s)" in waits[0]
-    finally:
-        go.set()
-        await session.aclose()
 
 
 async def test_on_screen_the_request_does_not_wait_for_the_map(workspace, no_screen_wait):
@@ -83,12 +66,8 @@ async def test_on_screen_the_request_does_not_wait_for_the_map(workspace, no_scr
     notices: list[EngineNotice] = []
     session, go = held_session(workspace, origin="screen")
     session.bus.subscribe(notices.append, EngineNotice)
-    session.start()
-    try:
+    async with running(session, go):
         finished = await session.send("How is an overdrawn account noticed?")
         assert finished.error is None
         assert not [i for i in session.engine if i.kind is ItemKind.SPAN]
         assert not [n for n in notices if "symbol map" in n.message]
-    finally:
-        go.set()
-        await session.aclose()

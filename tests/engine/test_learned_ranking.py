@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.candidate_ranking_fit import Group, fit
 from bench.fit_candidate_ranking import GROUPS, load_groups
+from bench.listwise_ranking import Group, fit
 from swetui.engine.retrieval_spans import find_hits
 from swetui.engine.symbols import candidate_weights
 from swetui.engine.symbols.candidate_features import FEATURES, rows

@@ -1,7 +1,10 @@
-"""Fitting and judging the learned candidate ranking (`swetui/engine/symbols/learned_ranking.py`)
-from labelled groups: one group per described development request, its candidates' feature
-rows and which of them a good answer needs. The fit is deterministic (full-batch gradient
-descent from zero, fixed steps), so the shipped weights can be reproduced from the data."""
+"""The listwise linear ranking behind the learned candidate ranking
+(`swetui/engine/symbols/learned_ranking.py`), a library for the scripts that run it
+(`python -m bench.fit_candidate_ranking`, `python -m bench.candidate_ranking_loso`): fitting
+and judging it from labelled groups, one group per described development request, its
+candidates' feature rows and which of them a good answer needs. The fit is deterministic
+(full-batch gradient descent from zero, fixed steps), so the shipped weights can be
+reproduced from the data."""
 
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
-"""Attacks on the sixth session's new surfaces (learned candidate ranking, the symbol map's
-cache rows, the tokenizer check, source_lines and retrieval's line numbers), each test one
-finding, written as a hostile workspace or a careless user would trigger it. A finding not
-fixed yet is marked xfail(strict=True): the test passes once it is fixed, and then the mark
-must go."""
+"""Attacks on the symbol map's cache as a hostile archive or clone ships it: a
+`.swetui/symbols/map.sqlite` whose row for a file matches its size and modification time
+(as a tar or zip keeps them) but holds numbers no parse gives (an infinite or out-of-range
+line, a reference count out of range, a column of another type, far more stems than the
+file could hold). Each test is one finding; such a row is not read, its file is parsed
+again, and the rest of the map stays on.
+A finding not fixed yet is marked xfail(strict=True): the test passes once it is fixed, and
+then the mark must go."""
 
 from __future__ import annotations
 
@@ -14,17 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from swetui.agent.sensitive import is_secret_file
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import retrieve
 from swetui.engine.retrieval_spans import find_hits, symbol_spans
 from swetui.engine.symbols import cache, compact, lookup
-from swetui.engine.symbols.encoder import model_dir
 from swetui.engine.symbols.extract import FileSymbols
-from swetui.engine.symbols.semantic import ModelLoader
 from swetui.engine.symbols.symbol_map import SymbolMap
-
-SECRET = "sk_live_51Hq8ZqLkT2eXampleSecretValue"
 
 LEDGER = textwrap.dedent('''\
     def reconcile_ledger(entries):
@@ -62,21 +60,6 @@ class FixedMeaning:
 
     def cosines(self, text: str, candidates: list[lookup.Scored]) -> list[float] | None:
         return [0.5 - 0.01 * n for n in range(len(candidates))]
-
-
-def test_a_named_file_linked_to_the_env_file_is_not_attached(tmp_path: Path) -> None:
-    """HIGH: a cloned repository ships `settings.py -> .env`; the user creates `.env` with
-    their keys. "read settings.py" makes retrieval attach the .env's contents to the request
-    (sent to the model, written to the session log), though `read_file` refuses the same
-    path ('.env may hold secrets'): retrieval checks the name asked for, not the file it
-    reads."""
-    (tmp_path / ".env").write_text(f'STRIPE_SECRET_KEY = "{SECRET}"\n')
-    os.symlink(".env", tmp_path / "settings.py")
-    (tmp_path / "app.py").write_text("def charge(amount):\n    return amount\n")
-    result = retrieve(tmp_path, "read settings.py and tell me what it holds", ContextEngine(),
-                      turn=1, exclude=is_secret_file, semantic=None)
-    assert not any(SECRET in item.content for item in result.items), result.summary
-    assert any("secret" in note for note in result.notes), result.notes
 
 
 def test_a_shipped_map_row_with_an_infinite_number_leaves_the_rest_of_the_map(
@@ -157,92 +140,6 @@ def test_a_shipped_map_row_with_a_column_of_another_type_leaves_the_map_on(
     symbols = SymbolMap(tmp_path, cache_path=path)
     symbols.build()
     assert "reconcile_ledger" in symbols.index().by_name
-
-
-@pytest.mark.parametrize("fifo", ["tokenizer.json", "model.safetensors"])
-def test_a_fifo_in_place_of_a_model_file_does_not_keep_the_model_loading_forever(
-        tmp_path: Path, fifo: str) -> None:
-    """LOW (needs write access to the model's folder): a FIFO named tokenizer.json (or
-    model.safetensors) blocks the loader thread in open() forever; the model stays 'still
-    loading', so every described request waits LOAD_WAIT (10 s) and then ranks by words,
-    for the whole session. A damaged file should say why once, as a changed one does."""
-    for name in ("tokenizer.json", "model.safetensors"):
-        if name == fifo:
-            os.mkfifo(tmp_path / name)
-        else:
-            os.symlink(model_dir() / name, tmp_path / name)
-    loader = ModelLoader(tmp_path)
-    assert loader.get(wait=60) is None
-    assert loader.error is not None and fifo in loader.error, loader.error
-
-
-def test_retrievals_grep_numbers_lines_as_read_file_does(tmp_path: Path) -> None:
-    """LOW: retrieval's grep splits a file's bytes with `bytes.splitlines`, which also
-    splits at a lone carriage return (old Mac line ends, a CR inside a string): the hit is
-    numbered one further than `read_file` and the map number it, so the model reads the
-    wrong line when it follows the hit."""
-    (tmp_path / "notes.txt").write_bytes(b"first\rstill the first line\nsecond\n"
-                                         b"third mentions wibblefrotz here\n")
-    result = retrieve(tmp_path, 'Where is "wibblefrotz" mentioned?', ContextEngine(),
-                      turn=1, semantic=None)
-    shown = "\n".join(item.content for item in result.items)
-    assert "notes.txt:3: third mentions wibblefrotz" in shown, shown
-
-
-UPLOADS = textwrap.dedent('''\
-    """Upload handling for the web app."""
-    import base64
-
-    PLACEHOLDER_PNG = "{blob}"
-
-
-    def handle_upload(request):
-        """Store an uploaded avatar, or the placeholder when none was sent."""
-        data = request.files.get("avatar") or base64.b64decode(PLACEHOLDER_PNG)
-        return save_avatar(request.user, data)
-
-
-    def save_avatar(user, data):
-        """Write the avatar to the user's folder."""
-        path = user.folder / "avatar.png"
-        path.write_bytes(data)
-        return path
-    ''').replace("{blob}", "iVBORw0KGgo" * 300)
-
-
-def test_a_module_with_one_long_data_line_stays_in_the_map(tmp_path: Path) -> None:
-    """MEDIUM: a hand-written module holding one 3,300-character base64 placeholder image
-    (a common way to ship an icon) has more than half its bytes in a line over 1,000
-    characters, so generated.by_content calls it minified: its functions leave the map,
-    'How is an uploaded avatar stored?' attaches nothing, and `swetui run` prints nothing
-    about it (the Repository map item only counts '1 minified file')."""
-    (tmp_path / "uploads.py").write_text(UPLOADS)
-    symbols = SymbolMap(tmp_path)
-    symbols.build()
-    assert "save_avatar" in symbols.index().by_name, symbols.skipped
-
-
-@pytest.mark.parametrize(("rel", "head"), [
-    ("billing.py", "# Generated by ChatGPT, then reviewed and edited by hand.\n\n"),
-    ("shop/vendor/payouts.py", ""),
-], ids=["assistant-header", "vendor-domain-package"])
-def test_hand_kept_code_is_not_taken_for_generated_or_vendored(
-        tmp_path: Path, rel: str, head: str) -> None:
-    """MEDIUM: code written with an assistant often says so in its first comment ('#
-    Generated by ChatGPT, then reviewed and edited by hand.'), and a marketplace app's own
-    `shop/vendor/` package (the Vendor entity) sits under a folder named `vendor`: both are
-    left out of the map as generated / vendored, so a described request about them attaches
-    nothing, and nothing names the file left out."""
-    path = tmp_path / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(head + textwrap.dedent('''\
-        def compute_vendor_commission(sales):
-            """The commission the marketplace keeps from a vendor's sales total."""
-            return sales * 0.1
-        '''))
-    symbols = SymbolMap(tmp_path)
-    symbols.build()
-    assert "compute_vendor_commission" in symbols.index().by_name, symbols.skipped
 
 
 def test_a_shipped_map_row_far_larger_than_its_file_is_not_read(tmp_path: Path) -> None:
