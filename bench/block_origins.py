@@ -1,10 +1,10 @@
 """Where the retrieval benchmark's wasted blocks come from: each hit retrieval attaches is
 tagged with its origin (a definition named in the request, a described one, the literal
 raising a pasted message, a raise site of its exception class, a callee `callees` brought,
-the neighbour `neighbourhood` brought; and the named files, grep and listing blocks), and
-judged with the benchmark's judge (`bench_retrieval_quality.judge` and the labels' `ast`
-ranges), not with the code that chose it. Then each origin is dropped in turn and the whole
-benchmark is judged again: the recall (and precision) it is worth.
+the neighbour `neighbourhood` brought; and the named files, shortlist, grep and listing
+blocks), and judged with the benchmark's judge (`bench_retrieval_quality.judge` and the
+labels' `ast` ranges), not with the code that chose it. Then each origin is dropped in
+turn and the whole benchmark is judged again: the recall (and precision) it is worth.
 
     python -m bench.block_origins            # all ten development sets
 """
@@ -30,8 +30,11 @@ from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 SPAN_ORIGINS = ("named", "described", "message", "raises", "callee", "callee elsewhere",
                 "neighbour", "neighbour elsewhere")
 """`… elsewhere`: in a file none of the hits before it is in (a block of its own)."""
-ORIGINS = (*SPAN_ORIGINS, "file", "grep", "listing")
-_ITEM_ORIGIN = {ItemKind.FILE: "file", ItemKind.GREP: "grep", ItemKind.LISTING: "listing"}
+ORIGINS = (*SPAN_ORIGINS, "file", "shortlist", "grep", "listing")
+_ITEM_ORIGIN = {ItemKind.FILE: "file", ItemKind.SHORTLIST: "shortlist", ItemKind.GREP: "grep",
+                ItemKind.LISTING: "listing"}
+"""Blocks that are no span of the map's hits (a shortlist names the candidates of a described
+request the learned ranking is unsure about)."""
 
 class Origins:
     """Stands as retrieval's `keep`: reads the hits retrieval found (`found_hits`, as it
