@@ -183,3 +183,13 @@ def test_a_restart_does_not_read_left_out_files_again(workspace):
     again = built(workspace)
     assert "src/api/messages.py" not in again.index().skipped
     assert resolve(again.index(), ["make_message"]) != []
+
+
+def test_the_cache_keeps_only_what_reading_showed(workspace):
+    """Path rules are worked out anew at every start (a rule that changes applies at once);
+    only a file left out for its content is remembered, with its stamp."""
+    built(workspace)
+    path = workspace / ".swetui" / "symbols" / cache.FILE_NAME
+    assert {rel: reason for rel, (reason, _stamp) in cache.left_out(path).items()} == \
+        {"src/api/messages.py": "generated", "colour/colour_string.go": "generated",
+         "static/app.js": "minified"}

@@ -287,9 +287,10 @@ def _reasons(skipped: dict[str, LeftOut]) -> dict[str, str]:
 
 
 def _read_left_out(skipped: dict[str, LeftOut], rels: Iterable[str]) -> dict[str, LeftOut]:
-    """Of `rels`, the files left out for what reading them showed (what the cache keeps)."""
-    return {rel: skipped[rel] for rel in rels
-            if rel in skipped and skipped[rel][0] in cache.READ_REASONS}
+    """Of `rels`, the files left out for what reading them showed (what the cache keeps; a
+    path rule, checked anew at every start, is not kept: a changed rule applies at once)."""
+    return {rel: skipped[rel] for rel in rels if rel in skipped
+            and skipped[rel][0] in cache.READ_REASONS and generated.by_path(rel) is None}
 
 
 def partial_map_note(mapped: int, total: int) -> str:
