@@ -3,10 +3,12 @@ the edges gives, to the last bit (the outline's order and look-ups' ties depend 
 
 from __future__ import annotations
 
+from array import array
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swetui.engine.symbols.file_rank import iterate_ranks
+from swetui.engine.symbols.file_rank import Edges, iterate_ranks
 
 
 def _loop(count: int, edges: list[tuple[int, list[int], list[float], float]], rounds: int,
@@ -38,4 +40,10 @@ def graphs(draw: st.DrawFn) -> tuple[int, list[tuple[int, list[int], list[float]
 @given(graphs(), st.integers(0, 25))
 def test_the_numpy_rounds_give_the_loops_ranks_exactly(graph, rounds) -> None:
     count, edges = graph
-    assert iterate_ranks(count, edges, rounds, 0.85) == _loop(count, edges, rounds, 0.85)
+    columns = Edges(array("q"), array("q"), array("d"), array("d"))
+    for source, targets, weights, total in edges:
+        columns.sources.extend([source] * len(targets))
+        columns.targets.extend(targets)
+        columns.weights.extend(weights)
+        columns.totals.extend([total] * len(targets))
+    assert iterate_ranks(count, columns, rounds, 0.85) == _loop(count, edges, rounds, 0.85)
