@@ -2,7 +2,8 @@
 command name up across its sources?` attaches the class's header line and `get_command`, not
 the whole class, and says in what is sent which members are left out, where they are, and
 how to read them. A short class, or a request saying nothing beyond the class's name, is
-shown as before (whole, or as its outline when long)."""
+shown as before (whole, or as its outline when long). The class's constructor is shown
+whole only when it is the one member the request points to."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ MIN_MEMBER_SHARE = 0.15
 name (weighted by rarity): a member saying one common word of the request is no answer."""
 LISTED_MEMBERS = 12
 """Members left out are listed by name and line, at most this many."""
+CONSTRUCTORS = frozenset({"__init__", "constructor", "__construct", "initialize"})
+"""What a class's constructor is called (Python, JavaScript and TypeScript, PHP, Ruby; in
+Java, C# and C++ it bears the class's name)."""
 
 
 def members(symbols: FileSymbols, cls: Definition) -> list[Definition]:
@@ -53,7 +57,17 @@ def focus_members(index: SymbolIndex, rel: str, cls: Definition, text: str
     best = scored[0][0]
     if best < MIN_MEMBER_SHARE * sum(idf.values()):
         return []
-    return [member for score, member in scored[:MAX_MEMBERS] if score >= MEMBER_SHARE * best]
+    picked = [member for score, member in scored[:MAX_MEMBERS]
+              if score >= MEMBER_SHARE * best]
+    # A constructor names every attribute its class keeps, so the request's words match it
+    # whenever they match the member that does the work: beside that one it is shown by
+    # its first line (alone, it is where the asked value is set, and shown whole).
+    workers = [member for member in picked if not is_constructor(cls, member)]
+    return workers or picked[:1]
+
+
+def is_constructor(cls: Definition, member: Definition) -> bool:
+    return member.name in CONSTRUCTORS or member.name == cls.name
 
 
 def member_lines(symbols: FileSymbols, cls: Definition, picked: list[Definition],
