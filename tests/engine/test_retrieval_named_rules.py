@@ -86,3 +86,15 @@ def test_a_named_definition_is_the_sources_not_a_tests_namesake(tmp_path: Path) 
     blocks = _attached(tmp_path, "what does select_plan return for an unknown name?")
     assert len(blocks) == 1, blocks
     assert "def select_plan(name):" in blocks[0] and "The plan called name." in blocks[0]
+
+
+def test_a_named_definition_is_the_implementation_not_its_stub(tmp_path: Path) -> None:
+    (tmp_path / "billing").mkdir()
+    (tmp_path / "billing" / "plans.py").write_text(
+        'def price_of(plan):\n    """The monthly price of a plan."""\n    return 10 * plan.seats\n')
+    (tmp_path / "billing" / "plans.pyi").write_text("def price_of(plan: Plan) -> int: ...\n")
+    symbols = SymbolMap(tmp_path)
+    symbols.build()
+    found = retrieve(tmp_path, "what does price_of charge for a plan?", ContextEngine(), turn=1,
+                     symbols=symbols.index(), semantic=None)
+    assert [item.source.path for item in found.items] == ["billing/plans.py"], found.summary

@@ -153,6 +153,9 @@ def resolve(index: SymbolIndex, parts: list[str]) -> list[tuple[str, Definition]
         if any(file_weight(rel) == 1.0 for rel, _d in candidates):
             # the source's definition is the one meant; a test's of the same name is not
             candidates = [(rel, d) for rel, d in candidates if file_weight(rel) == 1.0]
+        if any(not rel.endswith(".pyi") for rel, _d in candidates):
+            # a stub declares what the module implements: the implementation is meant
+            candidates = [(rel, d) for rel, d in candidates if not rel.endswith(".pyi")]
         if candidates:
             ordered = sorted(candidates, key=lambda c: (-_rank_key(index, c[0]), c[0],
                                                         c[1].start))
