@@ -13,6 +13,7 @@ from swetui.engine.retrieval_spans import mapped_lines
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.lookup import Hit
 from swetui.engine.symbols.symbol_map import SymbolIndex
+from swetui.secrets import redact
 
 HEADING = ("Likely places for this request (retrieval was not sure which one it is about; "
            "best first). read_file(path, start_line, end_line) shows one:")
@@ -53,7 +54,7 @@ def shortlist(root: Path, index: SymbolIndex, hits: Iterable[Hit],
         if lines is None or definition.end > len(lines):
             continue
         number = signature_line(definition, lines)
-        text = " ".join(lines[number - 1].split())
+        text = redact(" ".join(lines[number - 1].split()))  # whole: a cut key is no key
         if len(text) > MAX_SIGNATURE:
             text = text[:MAX_SIGNATURE - 1] + "…"
         entries.append(f"{hit.path}:{number}: {text}  ({definition.qualname}, lines "

@@ -41,6 +41,8 @@ def linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "config.py").symlink_to(other / "prod.env")
     (root / "keys").symlink_to(other / ".aws")
     os.link(root / ".env", root / "notes.txt")
+    (root / "vault").mkdir()
+    os.link(root / ".env", root / "vault" / "copy.txt")
     (root / "docs" / "readme.txt").write_text("read me\n")
     (root / "README.md").symlink_to("docs/readme.txt")
     return root
@@ -48,7 +50,7 @@ def linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 SECRET_READS = ["cat settings.py", "cat ./settings.py", "head -5 config.py", "cat notes.txt",
                 "cat < settings.py", "cat s*.py", "cat keys/config", "tail ~/.bash_history",
-                "wc -c n*.txt"]
+                "wc -c n*.txt", "grep -r API_KEY vault", "rg API_KEY vault"]
 
 
 @pytest.mark.parametrize("command", SECRET_READS)
@@ -56,7 +58,8 @@ def test_a_secret_reached_by_another_name_is_not_harmless(command: str, linked: 
     assert not is_harmless(command, str(linked))
 
 
-@pytest.mark.parametrize("command", ["cat README.md", "cat docs/readme.txt", "wc -l *.md"])
+@pytest.mark.parametrize("command", ["cat README.md", "cat docs/readme.txt", "wc -l *.md",
+                                     "grep -r read docs"])
 def test_an_innocent_link_stays_harmless(command: str, linked: Path) -> None:
     assert is_harmless(command, str(linked))
 

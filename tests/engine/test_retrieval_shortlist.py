@@ -21,6 +21,7 @@ from swetui.engine.symbols.learned_ranking import first_share
 from swetui.engine.symbols.lookup import SHORTLIST, Scored
 from swetui.engine.symbols.semantic import MODEL
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from swetui.secrets import STORE
 
 TWINS = '''\
 import functools
@@ -118,3 +119,17 @@ def test_the_first_share_is_a_probability_of_the_best(scores: list[float], shift
     raised = [*scores]
     raised[scores.index(max(scores))] += 1.0
     assert first_share(raised) > share or math.isclose(share, 1.0)
+
+
+def test_a_key_on_a_long_signature_line_is_redacted_whole(tmp_path: Path) -> None:
+    key = "sk-ant-api03-" + "Q" * 90
+    long = TWINS.replace("(attempt):", f'(attempt, key="{key}"):')
+    index = _workspace(tmp_path, {f"pkg/upload_{n}.py": long.format(n=n) for n in range(4)})
+    hits = find_hits(index, REQUEST, rerank=EvenMeaning())
+    STORE.load({"ANTHROPIC_API_KEY": key})
+    try:
+        made = shortlist(tmp_path, index, hits)
+    finally:
+        STORE.clear()
+    assert made is not None
+    assert "QQQQQQQQ" not in made[1]  # cut after redaction, not before: no piece of the key

@@ -90,21 +90,27 @@ def _segment_harmless(segment: Segment) -> bool:
         and not segment.redirects
 
 
-def _reads_secret(segment: Segment, root: str) -> bool:
+MAX_SEARCHED_FILES = 100_000
+"""Files a recursive search may cover and still be checked for other names of secrets; past
+it, the search asks."""
+
+
+def _reads_secret(segment: Segment, root: str, links: SecretHardLinks) -> bool:
     """Whether an argument or an input redirect names, globs to, links to or (`rev:path`)
-    points at a secret file, or a recursive search would read one."""
+    points at a secret file, or a recursive search would read one (`links`: the other
+    names of the workspace's secret files)."""
     for arg in [*segment.words[1:], *(target for op, target in segment.redirects if op == "<")]:
         if arg.startswith("-"):
             continue
         path = arg.split(":", 1)[1] if segment.name == "git" and ":" in arg else arg
         path = os.path.expanduser(path)
-        if is_secret_file(path) or _secret_path(path, root):
+        if is_secret_file(path) or _secret_path(path, root, links):
             return True
         if GLOB.search(path):
             if os.path.isabs(path) or path.startswith(".."):
                 return True  # only globs inside the workspace are expanded and checked
             matches = glob.glob(os.path.join(root, path), include_hidden=True, recursive=True)
-            if any(_secret_path(match, root) for match in matches):
+            if any(_secret_path(match, root, links) for match in matches):
                 return True
     recursive = segment.name == "rg" or (
         segment.name in ("grep", "egrep", "fgrep")
@@ -113,21 +119,31 @@ def _reads_secret(segment: Segment, root: str) -> bool:
         return False
     directories = [os.path.join(root, a) for a in segment.words[1:]
                    if not a.startswith("-") and os.path.isdir(os.path.join(root, a))]
-    return any(_has_secrets(directory) for directory in directories or [root])
+    return any(_has_secrets(directory, links) for directory in directories or [root])
 
 
-def _secret_path(path: str, root: str) -> bool:
+def _secret_path(path: str, root: str, links: SecretHardLinks) -> bool:
     """Whether reading `path` (absolute or under `root`) reads a secret file, whatever the
     name: a link's target counts, and so does another name (hard link) of a secret file."""
-    return secret_target(path, root) or os.path.join(root, path) in SecretHardLinks(root)
+    return secret_target(path, root) or os.path.join(root, path) in links
 
 
-def _has_secrets(directory: str) -> bool:
-    """Whether a recursive search of `directory` would read a secret file."""
+def _has_secrets(directory: str, links: SecretHardLinks) -> bool:
+    """Whether a recursive search of `directory` would read a secret file: one by its name,
+    or another name of a secret kept elsewhere in the workspace (`sub/notes.txt` sharing
+    `.env`'s inode)."""
     try:
-        return bool(WorkspaceScan(Path(directory)).scan()[1])
+        if WorkspaceScan(Path(directory)).scan()[1]:
+            return True
     except WorkspaceTooLarge:
         return True
+    seen = 0
+    for folder, _dirs, names in os.walk(directory):
+        for name in names:
+            seen += 1
+            if seen > MAX_SEARCHED_FILES or os.path.join(folder, name) in links:
+                return True
+    return False
 
 
 def is_harmless(command: str, root: str) -> bool:
@@ -141,6 +157,7 @@ def is_harmless(command: str, root: str) -> bool:
     segments = split_commands(command)
     if not segments or not all(_segment_harmless(segment) for segment in segments):
         return False
-    if any(_reads_secret(segment, root) for segment in segments):
+    links = SecretHardLinks(root)  # one walk of the workspace at most, for every argument
+    if any(_reads_secret(segment, root, links) for segment in segments):
         return False
     return CommandReader(root).danger(command) is None
