@@ -172,3 +172,22 @@ async def test_the_cache_follows_the_watcher_with_one_write_per_burst(workspace)
     await eventually(lambda: b"extra_function_2" in cache.read_bytes(), "the cache was written")
     assert all(f"extra_function_{n}".encode() in cache.read_bytes() for n in range(3))
     await session.aclose()
+
+
+async def test_a_hard_link_of_the_env_file_stays_out_of_the_map(workspace: Path) -> None:
+    """A workspace's `config.py` that is another name (hard link) of `.env` is not mapped:
+    its values would sit in plain text in `.swetui/symbols/map.sqlite`."""
+    root = ledger_workspace(workspace)
+    (root / ".env").write_text('STRIPE_TOKEN = "sk_live_51HxQzPlantedValue9876"\n')
+    os.link(root / ".env", root / "src" / "config.py")
+    session = open_session(root)
+    session.start()
+    try:
+        await eventually(lambda: ITEM_ID in {item.id for item in session.engine},
+                         "the outline was added")
+        assert "src/ledger.py" in session.engine.get(ITEM_ID).content
+        assert "config.py" not in session.engine.get(ITEM_ID).content
+    finally:
+        await session.aclose()
+    stored = b"".join(path.read_bytes() for path in root.rglob("map.sqlite*"))
+    assert stored and b"sk_live_51HxQz" not in stored
