@@ -8,11 +8,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from swetui.engine.symbols.encoder import TOKEN_EMBEDDINGS, Encoder, model_dir
+from swetui.engine.symbols.encoder import (
+    TOKEN_EMBEDDINGS,
+    Encoder,
+    EncoderUnavailable,
+    model_dir,
+)
 
 TEXT = "How long do we wait before the next attempt?"
 
@@ -37,3 +44,23 @@ def test_weights_swapped_after_the_check_are_not_what_runs(tmp_path: Path) -> No
     again = model.encode([TEXT, "a text with tokens not seen before: zebra quasar"])
     assert np.array_equal(again[0], checked)
     assert np.abs(again[1]).sum() > 0 and not np.isnan(again[1]).any()
+
+
+def test_a_header_naming_one_range_many_times_is_refused_before_it_is_read(
+        tmp_path: Path) -> None:
+    """A weights file whose header names the same bytes under many tensors would make the
+    loader copy the file once per name before the checksum says it is not the model."""
+    copy = tmp_path / "model"
+    shutil.copytree(model_dir(), copy)
+    data = bytes(256 * 1024)
+    header = json.dumps({f"t{n}": {"dtype": "F32", "shape": [len(data) // 4],
+                                   "data_offsets": [0, len(data)]} for n in range(64)}).encode()
+    (copy / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header + data)
+    tracemalloc.start()
+    try:
+        with pytest.raises(EncoderUnavailable, match="not the expected model"):
+            Encoder(copy)
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * len(data), f"{peak:,} bytes allocated for a {len(data):,}-byte file"

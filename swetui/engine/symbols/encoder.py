@@ -146,6 +146,9 @@ def _layout(file: BinaryIO, digest: Hash,
             tensors[key] = Tensor(8 + size + begin, 8 + size + end, shape, dtype)
     except (ValueError, TypeError, KeyError, AttributeError):
         raise _not_expected(name) from None
+    ranges = sorted((t.begin, t.end) for t in tensors.values())
+    if any(later[0] < earlier[1] for earlier, later in zip(ranges, ranges[1:], strict=False)):
+        raise _not_expected(name)  # overlapping tensors: as many copies of the file as names
     return 8 + size, tensors
 
 
