@@ -53,11 +53,9 @@ from bench.retrieval_projects import (
     labels,
     needed,
     project_root,
+    retrieve_as_a_turn,
 )
-from swetui.agent.sensitive import is_secret_file
-from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind
-from swetui.engine.retrieval import retrieve
 from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
 from swetui.engine.symbols.semantic import MODEL, ModelLoader
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
@@ -181,8 +179,8 @@ def evaluate(with_map: bool, path: Path = LABELS, semantic: ModelLoader | None =
         indexes[name] = (root, index)
     for request in data["requests"]:
         root, index = indexes[request["project"]]
-        result = retrieve(root, request["request"], ContextEngine(), turn=1, symbols=index,
-                          semantic=semantic, weights=weights, exclude=is_secret_file)
+        result = retrieve_as_a_turn(root, request["request"], index, semantic=semantic,
+                                    weights=weights)
         total.add(judge(result.items, needed(root, request["needs"]), root,
                         request["request"]))
     return total, build_seconds

@@ -18,10 +18,8 @@ from typing import Any
 
 from bench.bench_retrieval_quality import Score, _figures, judge, shown
 from bench.retrieval_projects import DEVELOPMENT_SETS as SETS
-from bench.retrieval_projects import Needed, labels, needed, project_root
-from swetui.engine.context import ContextEngine
+from bench.retrieval_projects import Needed, labels, needed, project_root, retrieve_as_a_turn
 from swetui.engine.items import ContextItem, ItemKind
-from swetui.engine.retrieval import retrieve
 from swetui.engine.retrieval_spans import LINE_CONTEXT, FoundHits
 from swetui.engine.symbols.lookup import Hit
 from swetui.engine.symbols.neighbours import PASTED_ERROR
@@ -100,7 +98,7 @@ def measure(index_for: dict[str, tuple[Path, SymbolIndex]], data: dict[str, Any]
         needs = needed(root, request["needs"])
         text = request["request"]
         origins.dropped, origins.tagged = set(), []
-        result = retrieve(root, text, ContextEngine(), turn=1, symbols=index, keep=origins)
+        result = retrieve_as_a_turn(root, text, index, keep=origins)
         tags = list(origins.tagged)
         kind = request_kind(text, result.items, tags)
         total.add(judge(result.items, needs, root, text))
@@ -129,8 +127,7 @@ def measure(index_for: dict[str, tuple[Path, SymbolIndex]], data: dict[str, Any]
                 tally.alone[first][1] += good
         for origin in ORIGINS:
             origins.dropped = {origin}
-            items = retrieve(root, text, ContextEngine(), turn=1, symbols=index,
-                             keep=origins).items
+            items = retrieve_as_a_turn(root, text, index, keep=origins).items
             if origin in _ITEM_ORIGIN.values():
                 kinds = {k for k, v in _ITEM_ORIGIN.items() if v == origin}
                 items = [i for i in items if i.kind not in kinds]

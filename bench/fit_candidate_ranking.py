@@ -27,8 +27,8 @@ from bench.listwise_ranking import Group, Tally, fit, leave_one_set_out
 from bench.retrieval_projects import (
     DEVELOPMENT_SETS,
     labels,
+    mapped,
     needed,
-    project_root,
 )
 from bench.words_and_meaning import words_and_meaning
 from swetui.engine.retrieval import _PATH, RetrievalResult, _is_path, _named_paths
@@ -38,7 +38,7 @@ from swetui.engine.symbols.candidate_weights import LinearRanking
 from swetui.engine.symbols.learned_ranking import CANDIDATES
 from swetui.engine.symbols.lookup import Relevance, file_weight, request_of
 from swetui.engine.symbols.semantic import MODEL, Scored, SemanticRanker, VectorCache
-from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 
 SETS = DEVELOPMENT_SETS
@@ -74,13 +74,7 @@ def collect() -> list[Group]:
     for set_name, path in SETS:
         data = labels(path)
         for request in data["requests"]:
-            project = data["projects"][request["project"]]
-            root = project_root(project["requirement"], project["root"])
-            if root not in indexes:
-                built = SymbolMap(root)
-                built.build()
-                indexes[root] = built.index()
-            index = indexes[root]
+            root, index = mapped(data["projects"][request["project"]], indexes)
             text = request["request"]
             near, prose = _prose(root, text)
             capture = Capture(SemanticRanker(root, MODEL, cache))

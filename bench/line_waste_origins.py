@@ -26,13 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.bench_retrieval_quality import JudgedLine, Score, _figures, judge, judged_lines
-from bench.retrieval_projects import DEVELOPMENT_SETS, Needed, labels, needed, project_root
-from swetui.engine.context import ContextEngine
+from bench.retrieval_projects import (
+    DEVELOPMENT_SETS,
+    Needed,
+    labels,
+    mapped,
+    needed,
+    retrieve_as_a_turn,
+)
 from swetui.engine.items import ContextItem, ItemKind
-from swetui.engine.retrieval import retrieve
 from swetui.engine.retrieval_spans import LINE_CONTEXT, FoundHits
 from swetui.engine.symbols.lookup import Hit
-from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from swetui.engine.symbols.symbol_map import SymbolIndex
 
 
 class Recorder:
@@ -286,15 +291,9 @@ def main(sets: Iterable[tuple[str, Path]] = DEVELOPMENT_SETS) -> None:
         data = labels(path)
         tallies, score = Tallies(), Score()
         for request in data["requests"]:
-            project = data["projects"][request["project"]]
-            root = project_root(project["requirement"], project["root"])
-            if root not in maps:
-                symbols = SymbolMap(root)
-                symbols.build()
-                maps[root] = symbols.index()
+            root, index = mapped(data["projects"][request["project"]], maps)
             recorder.hits = []
-            result = retrieve(root, request["request"], ContextEngine(), turn=1,
-                              symbols=maps[root], keep=recorder)
+            result = retrieve_as_a_turn(root, request["request"], index, keep=recorder)
             needs = needed(root, request["needs"])
             score.add(judge(result.items, needs, root, request["request"]))
             measure(result.items, root, needs, recorder.hits, tallies)

@@ -14,6 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from swetui.agent.sandbox import secret_exclusion
+from swetui.engine.context import ContextEngine
+from swetui.engine.retrieval import RetrievalResult, retrieve
+from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+
 LABELS = Path(__file__).with_name("retrieval_labels.json")
 HELD_OUT = Path(__file__).with_name("retrieval_labels_heldout.json")
 HELD_OUT_2 = Path(__file__).with_name("retrieval_labels_heldout2.json")
@@ -43,6 +48,24 @@ def cache_dir() -> Path:
 def labels(path: Path = LABELS) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
+
+
+def mapped(project: dict[str, Any], maps: dict[Path, SymbolIndex]) -> tuple[Path, SymbolIndex]:
+    """A labelled project's unpacked root and its symbol map, built once per root (`maps`)."""
+    root = project_root(project["requirement"], project["root"])
+    if root not in maps:
+        symbols = SymbolMap(root)
+        symbols.build()
+        maps[root] = symbols.index()
+    return root, maps[root]
+
+
+def retrieve_as_a_turn(root: Path, text: str, index: SymbolIndex | None,
+                       **options: Any) -> RetrievalResult:
+    """What a turn's retrieval attaches for `text`: with the agent's rule for what may not be
+    read (a secret file by its name or by another name of it), on a fresh context."""
+    return retrieve(root, text, ContextEngine(), turn=1, symbols=index,
+                    exclude=secret_exclusion(root), **options)
 
 
 def project_root(requirement: str, root: str) -> Path:
