@@ -41,3 +41,13 @@ def test_an_unusable_declaration_changes_nothing(tmp_path: Path) -> None:
 def test_line_feeds_stay_where_they_were(text: str, codec: str) -> None:
     source = f"# coding: {codec}\n{text}".encode("latin-1")
     assert as_utf8(source).count(b"\n") == source.count(b"\n")
+
+
+
+def test_an_encoding_that_can_move_a_line_feed_is_not_used() -> None:
+    """`# coding: unicode_escape` turns a `\\n` escape into a line feed and eats an escaped
+    one: decoded whole, the count of lines matched and the map's lines shifted."""
+    for codec in ("unicode_escape", "punycode"):
+        source = (f"# coding: {codec}\n".encode() + b"# caf\xe9 \\\n\nx = 1  # \\n\n"
+                  b"def b():\n    pass\n")
+        assert as_utf8(source) == source, codec

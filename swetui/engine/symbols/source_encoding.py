@@ -4,7 +4,7 @@ already. tree-sitter reads UTF-8 only: a Latin-1 `def café():` was mapped as `c
 
 An undeclared file that is not UTF-8 is left as it is (a guess would turn Shift-JIS or
 cp1251 names into other letters). Only an encoding that keeps every line feed where it was
-is used, so the map's line numbers stay the file's."""
+is used, decoded line by line, so the map's line numbers stay the file's."""
 
 from __future__ import annotations
 
@@ -34,8 +34,12 @@ def as_utf8(source: bytes) -> bytes:
     if declared is None:
         return source
     try:
-        text = source.decode(declared, "replace")
+        if "\n# =()".encode(declared) != b"\n# =()":
+            return source  # not ASCII's bytes for code (utf-16, unicode_escape, utf-7)
+        # line by line: nothing a line holds can become a line feed and move the next
+        lines = [line.decode(declared, "replace") for line in source.split(b"\n")]
     except (LookupError, ValueError, TypeError):  # unknown, or not a text encoding
         return source
-    data = text.encode("utf-8", "replace")
-    return data if data.count(b"\n") == source.count(b"\n") else source
+    if any("\n" in line for line in lines):
+        return source
+    return "\n".join(lines).encode("utf-8", "replace")
