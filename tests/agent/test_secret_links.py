@@ -43,6 +43,7 @@ def linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     os.link(root / ".env", root / "notes.txt")
     (root / "vault").mkdir()
     os.link(root / ".env", root / "vault" / "copy.txt")
+    os.link(home / ".bash_history", root / "history.txt")  # a home secret by another name
     (root / "docs" / "readme.txt").write_text("read me\n")
     (root / "README.md").symlink_to("docs/readme.txt")
     return root
@@ -50,7 +51,8 @@ def linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 SECRET_READS = ["cat settings.py", "cat ./settings.py", "head -5 config.py", "cat notes.txt",
                 "cat < settings.py", "cat s*.py", "cat keys/config", "tail ~/.bash_history",
-                "wc -c n*.txt", "grep -r API_KEY vault", "rg API_KEY vault"]
+                "wc -c n*.txt", "grep -r API_KEY vault", "rg API_KEY vault",
+                "cat history.txt"]
 
 
 @pytest.mark.parametrize("command", SECRET_READS)
@@ -80,7 +82,7 @@ SANDBOX_READS = [
     "cat keys/config", "ln -s .env mine; cat mine", "cat ../other/prod.env",
     "python3 -c " + shlex.quote("print(open('settings.py').read())"),
     "python3 -c " + shlex.quote("import os; os.symlink('notes.txt', 'l'); print(open('l').read())"),
-    "tar c . 2>/dev/null | strings",
+    "tar c . 2>/dev/null | strings", "cat history.txt",
 ]
 
 

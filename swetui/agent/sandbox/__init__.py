@@ -21,7 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from swetui.agent.sandbox.secret_paths import home_secrets, secret_target
+from swetui.agent.sandbox.secret_paths import (
+    home_secret_files,
+    home_secrets,
+    inodes_of,
+    secret_target,
+)
 from swetui.agent.sensitive import CREDENTIAL_DIRS, is_secret_file
 
 HELPER = Path(__file__).with_name("confine.py")
@@ -79,14 +84,7 @@ class Entry:
 def _hard_links(secrets: list[str], walked: list[tuple[str, int, list[Entry]]]) -> list[str]:
     """Other names, in the walked directories, of the secret files that have more than one
     (a hard link `notes.txt` of `.env` reads as `.env`; the covering is by name)."""
-    inodes: set[tuple[int, int]] = set()
-    for path in secrets:
-        try:
-            info = os.stat(path)
-        except OSError:
-            continue
-        if info.st_nlink > 1 and not os.path.isdir(path):
-            inodes.add((info.st_dev, info.st_ino))
+    inodes = inodes_of([*secrets, *home_secret_files()])
     if not inodes:
         return []
     known = set(secrets)
@@ -258,14 +256,7 @@ class SecretHardLinks:
             secrets = WorkspaceScan(self.root).scan()[1]
         except WorkspaceTooLarge:
             return {(-1, -1)}
-        inodes = set()
-        for secret in secrets:
-            try:
-                info = os.stat(secret)
-            except OSError:
-                continue
-            inodes.add((info.st_dev, info.st_ino))
-        return inodes
+        return inodes_of([*secrets, *home_secret_files()])
 
 
 def secret_exclusion(root: Path) -> Callable[[str], bool]:

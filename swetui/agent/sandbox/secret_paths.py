@@ -4,6 +4,7 @@ target a link reaches (a link named `settings.py` that points at `.env` is `.env
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from swetui.agent.sensitive import CREDENTIAL_DIRS, is_secret_file
@@ -21,6 +22,34 @@ def home_secrets() -> list[str]:
     """HOME_SECRETS as absolute paths in the current user's home."""
     home = Path.home()
     return [str(home / name) for name in HOME_SECRETS]
+
+
+def home_secret_files(limit: int = 2_000) -> list[str]:
+    """The files among the home's secrets: each credential file, and the files in each
+    credential directory (at most `limit` in all)."""
+    found: list[str] = []
+    for secret in home_secrets():
+        if os.path.isfile(secret):
+            found.append(secret)
+        elif os.path.isdir(secret):
+            for folder, _dirs, names in os.walk(secret):
+                found += [os.path.join(folder, name) for name in names]
+                if len(found) >= limit:
+                    return found[:limit]
+    return found[:limit]
+
+
+def inodes_of(paths: list[str]) -> set[tuple[int, int]]:
+    """(device, inode) of each path that is a regular file with more than one name."""
+    inodes = set()
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if info.st_nlink > 1 and stat.S_ISREG(info.st_mode):
+            inodes.add((info.st_dev, info.st_ino))
+    return inodes
 
 
 def secret_target(path: str, root: str) -> bool:
