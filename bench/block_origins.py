@@ -18,12 +18,12 @@ from typing import Any
 
 from bench.bench_retrieval_quality import Score, _figures, judge, shown
 from bench.retrieval_projects import DEVELOPMENT_SETS as SETS
-from bench.retrieval_projects import Needed, labels, needed, project_root, retrieve_as_a_turn
+from bench.retrieval_projects import Needed, labels, mapped, needed, retrieve_as_a_turn
 from swetui.engine.items import ContextItem, ItemKind
 from swetui.engine.retrieval_spans import LINE_CONTEXT, FoundHits
 from swetui.engine.symbols.lookup import Hit
 from swetui.engine.symbols.neighbours import PASTED_ERROR
-from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from swetui.engine.symbols.symbol_map import SymbolIndex
 
 SPAN_ORIGINS = ("named", "described", "message", "raises", "callee", "callee elsewhere",
                 "neighbour", "neighbour elsewhere")
@@ -153,12 +153,7 @@ def main() -> None:
         data = labels(path)
         index_for = {}
         for project_name, project in data["projects"].items():
-            root = project_root(project["requirement"], project["root"])
-            if root not in maps:
-                symbols = SymbolMap(root)
-                symbols.build()
-                maps[root] = symbols.index()
-            index_for[project_name] = (root, maps[root])
+            index_for[project_name] = mapped(project, maps)
         tally = Tally()
         drops: dict[str, Score] = defaultdict(Score)
         score = measure(index_for, data, tally, drops)

@@ -68,7 +68,8 @@ class Hit:
     how: str = "described"
     """How it was found: `named`, `message` (raises a quoted message), `described`,
     `used` (a hit uses it), `raises` (raises the exception class of a message) or
-    `candidate` (one of a described request's likely places, shown as a line: `shortlist`)."""
+    `candidate` (one of a described request's likely places, shown as a line by
+    `retrieval_shortlist`)."""
 
 
 def file_weight(rel: str) -> float:
@@ -291,15 +292,14 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
         chosen = learned_ranking.ordered(index, request_of(scores), top, cosines, file_weight,
                                          weights)
         if learned_ranking.first_share([score for score, _r, _d in chosen]) < SURE:
-            return shortlist(chosen)
+            return _shortlisted(chosen)
         floor = chosen[0][0] - weights.margin
     hits: list[Hit] = []
     covered: set[str] = set()
     for score, rel, definition in chosen:
         if score < floor or len(hits) >= limit:
             break
-        if any(h.path == rel and h.definition is not None and _nested(h.definition, definition)
-               for h in hits):
+        if _within_one_of(hits, rel, definition):
             continue
         twin = next((n for n, h in enumerate(hits) if h.definition is not None
                      and h.definition.name == definition.name
@@ -320,15 +320,14 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
     return hits
 
 
-def shortlist(chosen: list[Scored]) -> list[Hit]:
+def _shortlisted(chosen: list[Scored]) -> list[Hit]:
     """The first SHORTLIST of `chosen` (best first), each a `candidate`; a definition inside
     one already listed (or around it) is not listed again."""
     hits: list[Hit] = []
     for score, rel, definition in chosen:
         if len(hits) >= SHORTLIST:
             break
-        if any(h.path == rel and h.definition is not None and _nested(h.definition, definition)
-               for h in hits):
+        if _within_one_of(hits, rel, definition):
             continue
         hits.append(Hit(rel, definition, definition.start, score, "a likely place",
                         how="candidate"))
@@ -339,6 +338,12 @@ def _said(definition: Definition, stems: list[str]) -> set[str]:
     """The request's stems a definition says in its name, its class's name or its docs."""
     words = stems_of_identifier(definition.qualname) | definition.doc
     return {stem for stem in stems if stem in words}
+
+
+def _within_one_of(hits: list[Hit], rel: str, definition: Definition) -> bool:
+    """Whether `definition` lies inside (or around) a definition already in `hits`."""
+    return any(h.path == rel and h.definition is not None and _nested(h.definition, definition)
+               for h in hits)
 
 
 def _nested(a: Definition, b: Definition) -> bool:
