@@ -68,6 +68,14 @@ class GrepPayload(Payload):
     hits: int = 0
 
 
+class ShortlistPayload(Payload):
+    """A shortlist of likely places (`retrieval_shortlist`): the files its lines point into.
+    Its line numbers are the files' as they were: a change to one of them makes it stale."""
+
+    type: Literal["shortlist"] = "shortlist"
+    paths: tuple[str, ...] = ()
+
+
 class CompactionOutput(Payload):
     """What every item a compaction created carries: which compaction, for which turn, and
     whether that compaction was undone (then the item is dropped, kept in the archive)."""
@@ -137,8 +145,8 @@ CompactionPayload = (ExchangePayload | RunningSummaryPayload | ReferenceIndexPay
 """What a compaction creates an item with."""
 
 ItemPayload = Annotated[
-    ToolCallPayload | FilePayload | AssistantPayload | GrepPayload | ExchangePayload
-    | RunningSummaryPayload | ReferenceIndexPayload | HandoffPayload,
+    ToolCallPayload | FilePayload | AssistantPayload | GrepPayload | ShortlistPayload
+    | ExchangePayload | RunningSummaryPayload | ReferenceIndexPayload | HandoffPayload,
     Field(discriminator="type"),
 ]
 """Every payload an item can carry (None: the kind carries nothing beyond its text)."""

@@ -19,9 +19,9 @@ from swetui.engine.already_sent import AlreadySent
 from swetui.engine.compaction.text import identifiers
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
-from swetui.engine.payloads import FilePayload, GrepPayload
+from swetui.engine.payloads import FilePayload, GrepPayload, ShortlistPayload
 from swetui.engine.retrieval_grep import SCAN_SECONDS, grep, listing
-from swetui.engine.retrieval_shortlist import shortlist
+from swetui.engine.retrieval_shortlist import Places, shortlist
 from swetui.engine.retrieval_spans import FoundHits, Keep, found_hits, span_title, symbol_spans
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import Span
@@ -164,7 +164,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         return files
 
     def make(kind: ItemKind, title: str, content: str, path: str | None,
-             payload: GrepPayload | FilePayload | None = None) -> bool:
+             payload: GrepPayload | FilePayload | ShortlistPayload | None = None) -> bool:
         nonlocal room
         key = path or title
         if sent.has(kind, key, content) or (kind in (ItemKind.FILE, ItemKind.SPAN)
@@ -191,7 +191,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
             result.notes.append(f"{rel}: may hold secrets, not read")
         named = [rel for rel in named if rel not in refused]
     found_spans: list[tuple[Span, str]] = []
-    places: tuple[str, str] | None = None
+    places: Places | None = None
     ranker = SemanticRanker(root, semantic, mapped=symbols.by_file) \
         if symbols is not None and semantic is not None else None
     if symbols is not None:
@@ -224,7 +224,8 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
             make(ItemKind.SPAN, span_title(span), body, span.path)
         if places is not None:
             found += 1
-            make(ItemKind.SHORTLIST, *places, None)
+            make(ItemKind.SHORTLIST, places.title, places.block, None,
+                 ShortlistPayload(paths=places.paths))
         if ranker is not None and ranker.notice:
             result.notes.append(ranker.notice)
     terms = [] if found else search_terms(text, set(named) | paths)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from swetui.engine.retrieval_spans import mapped_lines
 from swetui.engine.symbols.extract import Definition
@@ -35,13 +36,22 @@ def signature_line(definition: Definition, lines: list[str]) -> int:
     return definition.start
 
 
+class Places(NamedTuple):
+    """A shortlist as attached: its title, its text and the files its lines point into."""
+
+    title: str
+    block: str
+    paths: tuple[str, ...]
+
+
 def shortlist(root: Path, index: SymbolIndex, hits: Iterable[Hit],
-              exclude: Callable[[str], bool] | None = None) -> tuple[str, str] | None:
-    """(title, block) naming the `candidate` hits, one line each as `path:line: signature`;
-    None when none can be shown (left out as secret, or changed since it was mapped)."""
+              exclude: Callable[[str], bool] | None = None) -> Places | None:
+    """The `candidate` hits, one line each as `path:line: signature`; None when none can
+    be shown (left out as secret, or changed since it was mapped)."""
     texts: dict[str, list[str] | None] = {}
     entries: list[str] = []
     names: list[str] = []
+    listed: dict[str, None] = {}
     for hit in hits:
         definition = hit.definition
         if hit.how != "candidate" or definition is None:
@@ -60,6 +70,8 @@ def shortlist(root: Path, index: SymbolIndex, hits: Iterable[Hit],
         entries.append(f"{hit.path}:{number}: {text}  ({definition.qualname}, lines "
                        f"{definition.start}-{definition.end})")
         names.append(definition.qualname)
+        listed.setdefault(hit.path)
     if not entries:
         return None
-    return f"likely places: {', '.join(names)}", "\n".join([HEADING, *entries])
+    return Places(f"likely places: {', '.join(names)}", "\n".join([HEADING, *entries]),
+                  tuple(listed))

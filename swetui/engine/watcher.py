@@ -18,7 +18,7 @@ from watchfiles import Change, awatch
 
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState
-from swetui.engine.payloads import FilePayload, ItemPayload
+from swetui.engine.payloads import FilePayload, ItemPayload, ShortlistPayload
 from swetui.engine.sources import MEMORY_MAX_BYTES, LoadedText, read_workspace_text
 from swetui.files import TOOL_DIRS, NotRegularFile
 
@@ -84,6 +84,12 @@ def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool) 
         elif item.kind in REREAD_KINDS and item.state is not ItemState.DROPPED:
             if _reread(engine, root, item, deleted=deleted):
                 touched.append(item.id)
+    for item in engine:  # a shortlist's lines point into several files: its line numbers moved
+        if (isinstance(item.payload, ShortlistPayload) and rel in item.payload.paths
+                and item.state is ItemState.INCLUDED):
+            _stale(engine, item, f"{rel} {'deleted' if deleted else 'changed'} on disk since "
+                   "it was retrieved")
+            touched.append(item.id)
     return touched
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from swetui.agent.sensitive import is_secret_file
 from swetui.engine.context import ContextEngine
-from swetui.engine.items import ItemKind
+from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.retrieval import retrieve
 from swetui.engine.retrieval_shortlist import shortlist
 from swetui.engine.retrieval_spans import find_hits
@@ -21,6 +21,7 @@ from swetui.engine.symbols.learned_ranking import first_share
 from swetui.engine.symbols.lookup import SHORTLIST, Scored
 from swetui.engine.symbols.semantic import MODEL
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from swetui.engine.watcher import apply_change
 from swetui.secrets import STORE
 
 TWINS = '''\
@@ -76,6 +77,25 @@ def test_an_unsure_choice_attaches_where_to_read_not_a_guess(tmp_path: Path) -> 
     assert "likely places: backoff_delay_" in item.title
 
 
+def test_a_shortlist_goes_stale_when_a_file_it_points_into_changes(tmp_path: Path) -> None:
+    index = _twins(tmp_path)
+    (tmp_path / "notes.py").write_text("X = 1\n")
+    engine = ContextEngine()
+    found = retrieve(tmp_path, REQUEST, engine, turn=1, symbols=index, semantic=MODEL)
+    [item] = found.items
+    engine.add(item)
+    # kept across a session log: the payload names the files it points into
+    assert ContextItem.model_validate_json(item.model_dump_json()) == item
+    assert apply_change(engine, tmp_path, "notes.py", deleted=False) == []
+    assert engine.get(item.id).state is ItemState.INCLUDED
+    listed = "pkg/upload_2.py"
+    (tmp_path / listed).write_text("# one line more\n" + TWINS.format(n=2))
+    assert apply_change(engine, tmp_path, listed, deleted=False) == [item.id]
+    stale = engine.get(item.id)
+    assert stale.state is ItemState.STALE
+    assert stale.stale_reason == f"{listed} changed on disk since it was retrieved"
+
+
 def test_a_sure_choice_attaches_its_code(tmp_path: Path) -> None:
     index = _workspace(tmp_path, {
         "pkg/retry.py": TWINS.format(n=0),
@@ -102,9 +122,9 @@ def test_a_shortlist_leaves_out_secrets_and_files_changed_since_mapped(tmp_path:
     secret = paths[1]
     made = shortlist(tmp_path, index, hits, lambda rel: rel == secret or is_secret_file(rel))
     assert made is not None
-    _title, block = made
-    assert paths[0] not in block and secret not in block
-    assert all(path in block for path in paths[2:])
+    assert paths[0] not in made.block and secret not in made.block
+    assert all(path in made.block for path in paths[2:])
+    assert sorted(made.paths) == paths[2:]  # the files it points into: those it lists
     assert shortlist(tmp_path, index, hits, lambda rel: True) is None
 
 
@@ -132,4 +152,4 @@ def test_a_key_on_a_long_signature_line_is_redacted_whole(tmp_path: Path) -> Non
     finally:
         STORE.clear()
     assert made is not None
-    assert "QQQQQQQQ" not in made[1]  # cut after redaction, not before: no piece of the key
+    assert "QQQQQQQQ" not in made.block  # cut after redaction, not before: no piece of the key
