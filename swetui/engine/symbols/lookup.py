@@ -292,7 +292,7 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
         chosen = learned_ranking.ordered(index, request_of(scores), top, cosines, file_weight,
                                          weights)
         if learned_ranking.first_share([score for score, _r, _d in chosen]) < SURE:
-            return _shortlisted(chosen)
+            return _shortlisted(index, chosen, scores)
         floor = chosen[0][0] - weights.margin
     hits: list[Hit] = []
     covered: set[str] = set()
@@ -320,18 +320,40 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
     return hits
 
 
-def _shortlisted(chosen: list[Scored]) -> list[Hit]:
+def _shortlisted(index: SymbolIndex, chosen: list[Scored], scores: Relevance) -> list[Hit]:
     """The first SHORTLIST of `chosen` (best first), each a `candidate`; a definition inside
-    one already listed (or around it) is not listed again."""
+    one already listed (or around it) is not listed again. A class is listed by one of its
+    members (`member_meant`)."""
     hits: list[Hit] = []
+    listed: list[Hit] = []  # what each entry stands for: a class listed by its member
     for score, rel, definition in chosen:
         if len(hits) >= SHORTLIST:
             break
-        if _within_one_of(hits, rel, definition):
+        if _within_one_of(listed, rel, definition):
             continue
-        hits.append(Hit(rel, definition, definition.start, score, "a likely place",
-                        how="candidate"))
+        place = member_meant(index, rel, definition, chosen, scores) or definition
+        hits.append(Hit(rel, place, place.start, score, "a likely place", how="candidate"))
+        listed.append(Hit(rel, definition, definition.start, score, "", how="candidate"))
     return hits
+
+
+def member_meant(index: SymbolIndex, rel: str, cls: Definition, chosen: list[Scored],
+                 scores: Relevance) -> Definition | None:
+    """The member of class `cls` a shortlist points to: the best ranked of its members among
+    the candidates `chosen`, else the member the request's words match best; None when `cls`
+    is no class or none of its members says a word of the request. A class's behaviour is
+    in its methods, and reading one is cheaper than reading them all."""
+    if cls.kind != "class":
+        return None
+    prefix = cls.qualname + "."
+    inside = [d for d in index.by_file[rel].definitions
+              if d.qualname.startswith(prefix) and "." not in d.qualname[len(prefix):]
+              and cls.start < d.start <= cls.end and d.kind != "constant"]
+    ranked = next((d for _s, where, d in chosen if where == rel and d in inside), None)
+    if ranked is not None:
+        return ranked
+    best = max(inside, key=lambda d: (scores.of(rel, d), -d.start), default=None)
+    return best if best is not None and scores.of(rel, best) > 0 else None
 
 
 def _said(definition: Definition, stems: list[str]) -> set[str]:
