@@ -163,6 +163,10 @@ class Settings(BaseModel):
     harmless asks, in every mode."""
     sandbox_network: bool = False
     """Let confined commands use the network (off: they see only their own loopback)."""
+    sandbox_read: list[str] = Field(default_factory=list)
+    """Places outside the workspace that confined commands may also read (absolute or `~/`
+    paths): a sibling project an editable install points at, a venv kept elsewhere. By
+    default they read only the system and your toolchains; secret files stay covered."""
     request_timeout: float = Field(default=120.0, gt=0)
     """Seconds to wait for a model's first byte."""
     warn_turns: int = Field(default=25, ge=0)

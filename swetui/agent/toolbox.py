@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -82,7 +83,8 @@ class Toolbox:
         self.checkpoints = checkpoints if checkpoints is not None else Checkpoints(self.root)
         self.policy = Policy(mode or settings.mode)
         sandbox = Sandbox(self.root, enabled=settings.sandbox != "off",
-                          network=settings.sandbox_network)
+                          network=settings.sandbox_network,
+                          readable=tuple(map(os.path.expanduser, settings.sandbox_read)))
         if sandbox.enabled:
             probe_in_background()
         self.commands = CommandRunner(self.root, settings, sandbox, bus, queue, self._decide)

@@ -1,9 +1,10 @@
 """The kernel sandbox for shell commands: what it confines, whether this system has it, and
 the argv that runs a command through the exec helper (`confine.py`).
 
-Confined, a command can read the machine but write only inside the workspace and a private
-temp directory; `.git/` and `.swetui/` are read-only; secret files and credential
-directories cannot be read; the network is cut unless `sandbox_network` is set; it cannot
+Confined, a command can read the system and its toolchains (not the user's other projects
+or data: `readable.py`) but write only inside the workspace and a private temp directory;
+`.git/` and `.swetui/` are read-only; secret files and credential directories cannot be
+read; the network is cut unless `sandbox_network` is set; it cannot
 read other processes' environment or memory, nor signal them; and it dies with swetui.
 """
 
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from swetui.agent.sandbox.readable import ETC_SECRETS, readable_paths
 from swetui.agent.sandbox.secret_paths import (
     home_secret_files,
     home_secrets,
@@ -140,7 +142,8 @@ def _probe() -> SandboxStatus:
         root = Path(scratch, "ws")
         root.mkdir()
         spec = {"workspace": str(root), "tmp": scratch, "readonly": [], "hide": [],
-                "network": False, "confine": True, "parent": os.getpid()}
+                "network": False, "confine": True, "parent": os.getpid(),
+                "readable": readable_paths(str(root))}
         try:
             done = subprocess.run(
                 [INTERPRETER, "-I", "-S", "-c", HELPER_SOURCE, json.dumps(spec), "--",
@@ -274,14 +277,18 @@ class Sandbox:
     swetui's life) through the exec helper."""
 
     def __init__(self, root: Path, *, enabled: bool = True, network: bool = False,
-                 cover: tuple[str, ...] = SCRATCH_DIRS) -> None:
+                 cover: tuple[str, ...] = SCRATCH_DIRS, readable: tuple[str, ...] = ()) -> None:
         self.root = root.resolve()
         self.enabled = enabled
         self.network = network
+        self.readable = readable
+        """Places outside the workspace commands may read besides the system and the
+        toolchains (`sandbox_read`)."""
         self.cover = cover
         """Shared temp directories replaced by the private one inside the sandbox."""
         self._scratch: Path | None = None
         self._scan = WorkspaceScan(self.root)
+        self._extra_scans = [WorkspaceScan(Path(path)) for path in readable]
         self._git_before: set[str] = set()
 
     @property
@@ -315,7 +322,9 @@ class Sandbox:
             own = [path for path in _own_code_dirs()
                    if path == root or path.startswith(root + "/")]
             spec["readonly"] = [*readonly, *own]
-            spec["hide"] = [*secrets, *home_secrets(),
+            spec["readable"] = readable_paths(root, extra=(*self.readable, *_own_code_dirs()))
+            extra = [path for scan in self._extra_scans for path in scan.scan()[1]]
+            spec["hide"] = [*secrets, *extra, *home_secrets(), *ETC_SECRETS,
                             *SYSTEM_SECRETS, *(() if self.network else OFFLINE_SECRETS)]
         return [INTERPRETER, "-I", "-S", "-c", HELPER_SOURCE, json.dumps(spec), "--",
                 shell, "-c", command]

@@ -21,9 +21,10 @@ Confinement (when `confine` is true), all by the kernel:
   a new pty instance: no other terminal);
 - a fresh session keyring (the inherited one may hold keys);
 - a network namespace with only loopback, unless the network is allowed;
-- Landlock: read and execute everywhere, write only in the workspace, the private temp
-  directory and a few harmless devices; ptrace and `/proc/<pid>/environ`/`mem` of every
-  process outside the sandbox denied; no signals to processes outside (ABI ≥ 6); no mounts.
+- Landlock: read and execute only the system and the toolchains (`readable.py`), read and
+  write only the workspace, the private temp directory and a few harmless devices; ptrace
+  and `/proc/<pid>/environ`/`mem` of every process outside the sandbox denied; no signals
+  to processes outside (ABI ≥ 6); no mounts.
 
 Unconfined (`confine` false) the supervisor is a child subreaper: whatever the command leaves
 behind is adopted by it and stopped, then killed, when the command ends, when swetui asks, or
@@ -81,6 +82,8 @@ if TYPE_CHECKING:
         cover: NotRequired[list[str]]
         readonly: NotRequired[list[str]]
         hide: NotRequired[list[str]]
+        readable: NotRequired[list[str]]
+        """Where the command may read outside the workspace (`readable.py`)."""
         scratch: NotRequired[str]
         """The private temp directory as mounted; set by the supervisor itself."""
 
@@ -102,7 +105,8 @@ def _init(spec: Spec, argv: list[str]) -> None:
     except SetupError:
         pass  # Landlock still denies their environ and memory
     new_session_keyring()
-    landlock_restrict([spec["workspace"], spec["scratch"]], list(DEVICES))
+    landlock_restrict([spec["workspace"], spec["scratch"]], list(DEVICES),
+                      spec.get("readable", []))
     drop_capabilities()
     os.chdir(spec["workspace"])
     os.environ["TMPDIR"] = spec["scratch"]

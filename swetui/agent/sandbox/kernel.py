@@ -103,9 +103,10 @@ def fs_rights(abi: int) -> int:
     return rights
 
 
-def landlock_restrict(writable: list[str], devices: list[str]) -> int:
-    """Confine this process (and what it execs) to reading everywhere and writing only in
-    `writable`. Returns the ABI used."""
+def landlock_restrict(writable: list[str], devices: list[str], readable: list[str]) -> int:
+    """Confine this process (and what it execs) to reading and executing only under
+    `readable` (and the private `/dev`), and writing only in `writable`. Returns the ABI
+    used."""
     abi = landlock_abi()
     if abi < 1:
         raise SetupError("Landlock is not available in this kernel")
@@ -122,7 +123,7 @@ def landlock_restrict(writable: list[str], devices: list[str]) -> int:
                      "landlock_create_ruleset")
     device_rights = FS_READ_FILE | FS_WRITE_FILE | (handled & (FS_TRUNCATE | FS_IOCTL_DEV))
     try:
-        grants = [("/", READ_ONLY & handled)]
+        grants = [(path, READ_ONLY & handled) for path in [*readable, "/dev"]]
         grants += [(path, handled) for path in writable]
         grants += [(path, device_rights) for path in devices]
         # The sandbox's own pty instance (a fresh devpts: no other terminal is in it).

@@ -14,7 +14,9 @@ HOME_SECRETS = (*sorted(CREDENTIAL_DIRS), ".config/gcloud", ".config/gh", ".conf
                 ".npmrc", ".yarnrc", ".pgpass", ".my.cnf", ".password-store",
                 ".cargo/credentials", ".cargo/credentials.toml", ".terraform.d", ".m2",
                 ".gradle/gradle.properties", ".vault-token", ".bash_history", ".zsh_history",
-                ".python_history", ".psql_history", ".mysql_history", ".local/share/keyrings")
+                ".python_history", ".psql_history", ".mysql_history", ".local/share/keyrings",
+                ".cache/huggingface/token", ".huggingface/token", ".config/pip",
+                ".config/uv", ".pip/pip.conf", ".config/git/credentials")
 """Credential files and directories in the user's home, covered inside the sandbox."""
 
 

@@ -1,0 +1,110 @@
+"""What a confined command may read outside its workspace: the system and the toolchains it
+runs on, not the places people keep their work and data (home directories, other projects,
+`/srv`, `/mnt`, `/work`...), where any file may be someone's `prod.env`.
+
+Landlock only grants, so this is the list of what is granted (read and execute); everything
+else outside the workspace cannot be opened or listed, whatever its name, by the kernel.
+The user's toolchains under the home are granted by name (`HOME_TOOLCHAINS`) and by what
+the environment says is one (each `PATH` entry, a venv, `CARGO_HOME`...), never the home
+itself. Secrets inside granted places (`/etc/shadow`, `~/.cargo/credentials`) are still
+covered by the mount namespace (`SYSTEM_SECRETS`, `secret_paths.HOME_SECRETS`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+SYSTEM_ROOTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+                "/opt", "/nix", "/gnu", "/snap", "/proc", "/sys", "/var/lib/dpkg",
+                "/var/cache/fontconfig", "/run/systemd/resolve", "/run/resolvconf",
+                "/home/linuxbrew/.linuxbrew")
+"""The system: programs, libraries, configuration, this namespace's /proc, name
+resolution. `/tmp` and `/dev` are the sandbox's own (granted with the workspace)."""
+ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+               "/etc/ssl/private", "/etc/letsencrypt", "/etc/wireguard", "/etc/kubernetes",
+               "/etc/docker", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
+               "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
+               "/etc/credstore", "/etc/credstore.encrypted", "/run/secrets")
+"""Secrets inside the granted system (root can read them: CI runs as root), covered."""
+HOME_TOOLCHAINS = (".cargo", ".rustup", ".pyenv", ".nvm", ".fnm", ".volta", ".bun", ".deno",
+                   ".rbenv", ".gem", ".sdkman", ".asdf", ".conda", "miniconda3", "anaconda3",
+                   "miniforge3", "mambaforge", ".pixi", "go", "sdk", ".elan", ".ghcup",
+                   ".cabal", ".stack", ".opam", ".julia", ".juliaup", ".dotnet", ".nuget",
+                   ".gradle", ".cache", ".virtualenvs", ".local/bin", ".local/lib",
+                   ".local/share/uv", ".local/share/pipx", ".local/share/virtualenvs",
+                   ".local/share/mise", ".local/share/pnpm", ".local/share/fnm",
+                   ".local/pipx", ".gitconfig", ".config/git", ".npm", ".yarn",
+                   ".pnpm-store")
+"""Toolchains, package caches and their configuration that commands read (git reads
+`.gitconfig`; a Python installed by pyenv or uv, a venv of poetry or pipenv, cargo's
+registry). Credential files among them stay covered (`secret_paths.HOME_SECRETS`)."""
+TOOLCHAIN_VARIABLES = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "CARGO_HOME",
+                       "RUSTUP_HOME", "GOROOT", "GOPATH", "GOMODCACHE", "NVM_DIR",
+                       "VOLTA_HOME", "JAVA_HOME", "UV_PYTHON_INSTALL_DIR", "PIPX_HOME",
+                       "BUN_INSTALL", "DENO_DIR", "SDKMAN_DIR", "ASDF_DATA_DIR", "PNPM_HOME")
+"""Variables naming a toolchain's directory (granted unless it is the home or above it)."""
+
+
+def readable_paths(workspace: str, environ: Mapping[str, str] | None = None,
+                   extra: tuple[str, ...] = ()) -> list[str]:
+    """Every place outside `workspace` a confined command may read: the system, the
+    toolchains, the git directory of a workspace that is a git worktree, and `extra` (what
+    the user added in the config). Paths that do not exist are left out."""
+    env = os.environ if environ is None else environ
+    home = env.get("HOME") or str(Path.home())
+    found = [*SYSTEM_ROOTS, *(os.path.join(home, name) for name in HOME_TOOLCHAINS)]
+    for entry in env.get("PATH", "").split(os.pathsep):
+        if os.path.isabs(entry):
+            found.append(entry)
+            parent = os.path.dirname(entry.rstrip("/"))
+            if os.path.basename(entry.rstrip("/")) in ("bin", "shims") and \
+                    not _shared(parent, home):
+                found.append(parent)  # a toolchain's bin/: its lib/ is beside it
+    found += [env[name] for name in TOOLCHAIN_VARIABLES
+              if os.path.isabs(env.get(name, "")) and not _shared(env[name], home)]
+    found += worktree_git_dirs(workspace)
+    found += [path for path in extra if os.path.isabs(path)]
+    kept: list[str] = []
+    for path in found:
+        real = os.path.realpath(path)
+        if os.path.exists(real) and real != "/" and real not in kept:
+            kept.append(real)
+    return kept
+
+
+def _shared(path: str, home: str) -> bool:
+    """A directory that holds more than one toolchain (the home, `~/.local`, `/`, a parent
+    of the home): granting it would grant the user's data."""
+    real, real_home = os.path.realpath(path), os.path.realpath(home)
+    return real in ("/", os.path.join(real_home, ".local")) or \
+        real_home == real or real_home.startswith(real.rstrip("/") + "/")
+
+
+def worktree_git_dirs(workspace: str) -> list[str]:
+    """When the workspace is a git worktree (its `.git` is a file naming a git directory
+    elsewhere), that directory and the repository's common one, so `git status` works.
+    Only when that directory names this workspace back (git writes its `gitdir` file): a
+    `.git` file planted by a cloned repository cannot open another project to reading."""
+    dot_git = os.path.join(workspace, ".git")
+    if not os.path.isfile(dot_git) or os.path.islink(dot_git):
+        return []
+    try:
+        with open(dot_git, encoding="utf-8") as handle:
+            first = handle.readline(4096).strip()
+        if not first.startswith("gitdir: "):
+            return []
+        gitdir = os.path.join(workspace, first.removeprefix("gitdir: "))
+        with open(os.path.join(gitdir, "gitdir"), encoding="utf-8") as handle:
+            back = handle.readline(4096).strip()
+        if os.path.realpath(back) != os.path.realpath(dot_git):
+            return []
+        found = [gitdir]
+        common = os.path.join(gitdir, "commondir")
+        if os.path.isfile(common):
+            with open(common, encoding="utf-8") as handle:
+                found.append(os.path.join(gitdir, handle.readline(4096).strip()))
+        return found
+    except (OSError, UnicodeDecodeError):
+        return []
