@@ -1,5 +1,6 @@
 """The file ranking's rounds run in numpy: for any graph they give the ranks a plain loop over
-the edges gives, to the last bit (the outline's order and look-ups' ties depend on them)."""
+the edges gives, to the last bit (the outline's order and look-ups' ties depend on them);
+each file's edges leave it once (its total is the file's)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def _loop(count: int, edges: list[tuple[int, list[int], list[float], float]], ro
 def graphs(draw: st.DrawFn) -> tuple[int, list[tuple[int, list[int], list[float], float]]]:
     count = draw(st.integers(1, 12))
     edges = []
-    for source in draw(st.lists(st.integers(0, count - 1), max_size=20)):
+    for source in draw(st.lists(st.integers(0, count - 1), max_size=count, unique=True)):
         targets = draw(st.lists(st.integers(0, count - 1), min_size=1, max_size=6))
         weights = draw(st.lists(st.floats(0.01, 50.0), min_size=len(targets),
                                 max_size=len(targets)))
@@ -40,10 +41,11 @@ def graphs(draw: st.DrawFn) -> tuple[int, list[tuple[int, list[int], list[float]
 @given(graphs(), st.integers(0, 25))
 def test_the_numpy_rounds_give_the_loops_ranks_exactly(graph, rounds) -> None:
     count, edges = graph
-    columns = Edges(array("q"), array("q"), array("d"), array("d"))
+    edges.sort()  # the map lists each file's edges together, the files in order
+    columns = Edges(array("i"), array("d"), array("i", [0] * count), array("d", [0.0] * count))
     for source, targets, weights, total in edges:
-        columns.sources.extend([source] * len(targets))
         columns.targets.extend(targets)
         columns.weights.extend(weights)
-        columns.totals.extend([total] * len(targets))
+        columns.degrees[source] = len(targets)
+        columns.totals[source] = total
     assert iterate_ranks(count, columns, rounds, 0.85) == _loop(count, edges, rounds, 0.85)
