@@ -54,8 +54,7 @@ def test_a_class_is_listed_by_the_member_the_request_points_to(tmp_path: Path) -
     assert hits and all(hit.how == "candidate" for hit in hits)
     made = shortlist(tmp_path, index, hits)
     assert made is not None
-    _title, block = made
-    _heading, *entries = block.split("\n")
+    _heading, *entries = made.block.split("\n")
     assert entries
     for entry in entries:
         where, _, signature = entry.partition(": ")
