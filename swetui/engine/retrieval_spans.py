@@ -24,9 +24,8 @@ from swetui.engine.symbols.lookup import (
     Meaning,
     Relevance,
     described,
-    named,
-    resolve,
 )
+from swetui.engine.symbols.name_lookup import named_calls, resolve
 from swetui.engine.symbols.neighbours import (
     PASTED_ERROR,
     callees,
@@ -111,9 +110,9 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
                          if not any(f in " ".join(line.lower().split()) for f in fragments))
         scores = Relevance(index, text, near=near)
     pasted = PASTED_ERROR.search(text) is not None
-    for parts in named(text):
+    for parts, called in named_calls(text):
         dotted = ".".join(parts)
-        for rel, definition in resolve(index, parts):
+        for rel, definition in resolve(index, parts, called=called):
             hits.append(Hit(rel, definition, definition.start, 100.0,
                             f"{definition.qualname}, named in the request"
                             if definition.qualname != dotted else "named in the request",

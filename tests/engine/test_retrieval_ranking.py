@@ -18,7 +18,7 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import retrieve
 from swetui.engine.symbols import ranking
 from swetui.engine.symbols.extract import Definition
-from swetui.engine.symbols.lookup import named
+from swetui.engine.symbols.name_lookup import named
 from swetui.engine.symbols.symbol_map import SymbolMap
 from swetui.engine.symbols.words import prose_stems, stem, stems_of_identifier
 from tests.engine.helpers import attached

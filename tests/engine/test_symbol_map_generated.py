@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from swetui.engine.symbols import cache, generated
-from swetui.engine.symbols.lookup import resolve
+from swetui.engine.symbols.name_lookup import resolve
 from swetui.engine.symbols.outline import outline
 from swetui.engine.symbols.symbol_map import MAX_PARSE_BYTES, SymbolMap
 

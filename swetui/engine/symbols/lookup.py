@@ -1,4 +1,4 @@
-"""From a request to the definitions it needs: names it mentions (`Client.send`,
+"""From a request to the definitions it needs: names it mentions (`name_lookup`: `Client.send`,
 `_build_redirect_request`, `NetRCAuth`, in backticks or not), the code that raises an error
 message it quotes (matched on the fixed parts of string literals), and the definitions whose
 names, docstrings, comments and identifiers best match the behaviour it describes."""
@@ -17,14 +17,9 @@ from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.file_roles import FileRole, role_of
 from swetui.engine.symbols.semantic import Scored
 from swetui.engine.symbols.symbol_map import SymbolIndex
-from swetui.engine.symbols.words import STOP_WORDS, prose_stems, stems_of_identifier
+from swetui.engine.symbols.words import prose_stems, stems_of_identifier
 
-_NAME = re.compile(r"`([^`\n]{2,80})`|(?<![\w./-])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(\(\))?"
-                   r"(?![\w-])")
-"""A name, in backticks or not; words joined by hyphens (`Content-Type`, `X-Request-Id`, as
-in headers and prose) are none."""
 TESTS = re.compile(r"\btests?\b|\btesting\b|\bspec\b", re.IGNORECASE)
-MAX_PER_NAME = 3
 MAX_BEHAVIOUR = 2
 WORDS_SHARE = 0.7
 """Ranked by words only, definitions scoring at least this share of the best are kept."""
@@ -48,8 +43,6 @@ _BARE_WORD = re.compile(r"(?:\b(a|an|the|each|every|this|that|these|those|my|you
 """A word of the request and the determiner before it, if any (`each request` is prose)."""
 _ROLE_WEIGHTS = {FileRole.SOURCE: 1.0, FileRole.TESTS: 0.35, FileRole.DOCS: 0.5,
                  FileRole.VENDORED: 0.5, FileRole.GENERATED: 0.5}
-_DETERMINER = re.compile(r"(?:^|\W)(?:a|an|the|each|every|this|that|these|those|any|some|no)$",
-                         re.IGNORECASE)
 
 
 
@@ -76,92 +69,6 @@ def file_weight(rel: str) -> float:
     """Source above tests above documentation, examples, vendored and generated code, by
     the file's role (`file_roles`)."""
     return _ROLE_WEIGHTS[role_of(rel)]
-
-
-def _looks_like_name(token: str, start: int, text: str, backticked: bool) -> bool:
-    if backticked or "." in token:
-        return True
-    core = token.strip("_")
-    if "_" in core or token.startswith("_"):
-        return True
-    if any(c.isupper() for c in core[1:]) and any(c.islower() for c in core):
-        return True  # CamelCase
-    if core[:1].isupper() and core.lower() not in STOP_WORDS:
-        before = text[:start].rstrip()
-        if _DETERMINER.search(before):
-            return False  # "against a URL", "the Authorization header": a noun of prose
-        return bool(before) and before[-1] not in ".!?:\n"  # not a sentence's first word
-    return False
-
-
-def named(text: str) -> list[list[str]]:
-    """Dotted names the request mentions, each split into its parts."""
-    found: list[list[str]] = []
-    for match in _NAME.finditer(text):
-        backticked = match.group(1) is not None
-        token = (match.group(1) or match.group(2) or "").strip().removesuffix("()")
-        if not token or not re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", token):
-            continue
-        called = match.group(3) is not None  # `confirm()`
-        if not called and not _looks_like_name(token, match.start(), text, backticked):
-            continue
-        parts = token.split(".")
-        if parts not in found:
-            found.append(parts)
-    qualifiers = {parts[0] for parts in found if len(parts) > 1}  # `URL` beside `URL.join`
-    return [parts for parts in found if len(parts) > 1 or parts[0] not in qualifiers]
-
-
-def _rank_key(index: SymbolIndex, rel: str) -> float:
-    return file_weight(rel) * (1.0 + 10 * index.file_rank.get(rel, 0.0))
-
-
-def _instance_of(variable: str, qualname: str) -> bool:
-    """Whether `variable` is how code names an instance of the class holding `qualname`
-    (`response.is_redirect` → `Response.is_redirect`, `http_transport` → `HTTPTransport`)."""
-    owner = qualname.split(".")[-2] if "." in qualname else ""
-    return variable[:1].islower() and bool(owner) and \
-        variable.replace("_", "").lower() == owner.replace("_", "").lower()
-
-
-def resolve(index: SymbolIndex, parts: list[str]) -> list[tuple[str, Definition]]:
-    """Definitions a dotted name refers to: `Client.send` → the `send` of class `Client`;
-    `httpx.InvalidURL` → `InvalidURL` when no `httpx` class has it."""
-    for size in range(len(parts), 0, -1):
-        name = parts[size - 1]
-        candidates = index.by_name.get(name, [])
-        qualifier = parts[:size - 1]
-        if qualifier:
-            suffix = ".".join(qualifier[-1:] + [name])
-            narrowed = [(rel, d) for rel, d in candidates
-                        if d.qualname == suffix or d.qualname.endswith("." + suffix)
-                        or _instance_of(qualifier[-1], d.qualname)]
-            if not narrowed:  # `click.edit`, `httpx.InvalidURL`: a module's name
-                narrowed = [(rel, d) for rel, d in candidates
-                            if qualifier[-1] in rel.replace("/", ".").split(".")]
-                # a module's attribute is defined at its top level, not in a class
-                narrowed = [(rel, d) for rel, d in narrowed if "." not in d.qualname] \
-                    or narrowed
-            if narrowed:
-                candidates = narrowed
-            elif size > 1:
-                continue
-        if len(parts) == 1 and name[:1].isupper() and name[1:].islower():
-            # A capitalised word (`Content`, `Path`) is as likely prose as a name: only a
-            # top-level definition of the source counts, not a class inside a test.
-            candidates = [(rel, d) for rel, d in candidates
-                          if "." not in d.qualname and file_weight(rel) == 1.0]
-        if any(file_weight(rel) == 1.0 for rel, _d in candidates):
-            # the source's definition is the one meant; a test's of the same name is not
-            candidates = [(rel, d) for rel, d in candidates if file_weight(rel) == 1.0]
-        if any(not rel.endswith(".pyi") for rel, _d in candidates):
-            # a stub declares what the module implements: the implementation is meant
-            candidates = [(rel, d) for rel, d in candidates if not rel.endswith(".pyi")]
-        if candidates:
-            ordered = sorted(candidates, key=lambda c: (-_rank_key(index, c[0]), c[0],
-                                                        c[1].start))
-            return ordered[:MAX_PER_NAME]
-    return []
 
 
 def behaviour_score(definition: Definition, stems: list[str], idf: dict[str, float], *,
