@@ -120,6 +120,8 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
             cls = exception_class(index, rel, definition) if pasted else None
             if cls is definition and not any(h.how == "message" for h in hits):
                 hits += raise_sites(index, rel, cls, text)  # `httpx.StreamConsumed: …`
+    if not traceback:
+        hits = _where_raised(index, hits, text)
     if traceback and any(hit.how in ("message", "raises") for hit in hits):
         # The raise is the answer: the exception's class and the caller's own code in the
         # traceback (`client.post(…)`) are what the user already sees.
@@ -127,6 +129,24 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
     if not hits:
         hits += described(index, text, scores=scores, rerank=rerank, weights=weights)
     return hits
+
+
+def _where_raised(index: SymbolIndex, hits: list[Hit], text: str) -> list[Hit]:
+    """A question naming an exception class (no error pasted) asks when it happens, which
+    its class (mostly a name and a docstring) does not say: beside other named code, the
+    subject, the class is left out; named alone, it gives way to where it is raised."""
+    named_hits = [hit for hit in hits if hit.how == "named"]
+    classes = [hit for hit in named_hits
+               if exception_class(index, hit.path, hit.definition) is hit.definition]
+    if not classes:
+        return hits
+    kept = [hit for hit in hits if hit not in classes]
+    if len(classes) < len(named_hits):
+        return kept
+    for hit in classes:
+        assert hit.definition is not None  # an exception class
+        kept += raise_sites(index, hit.path, hit.definition, text) or [hit]
+    return kept
 
 
 _WHICH = {"used": "its first and those saying the request's rarest words",

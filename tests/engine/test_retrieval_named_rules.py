@@ -1,6 +1,7 @@
 """Names a request mentions that are not what it needs: the exception class and the user's own
-call in a pasted traceback (the raise is the answer), and a test's helper of the same name as
-the source's definition."""
+call in a pasted traceback (the raise is the answer), an exception class a question names
+(where it is raised is the answer), and a test's helper of the same name as the source's
+definition."""
 
 from __future__ import annotations
 
@@ -98,3 +99,17 @@ def test_a_named_definition_is_the_implementation_not_its_stub(tmp_path: Path) -
     found = retrieve(tmp_path, "what does price_of charge for a plan?", ContextEngine(), turn=1,
                      symbols=symbols.index(), semantic=None)
     assert [item.source.path for item in found.items] == ["billing/plans.py"], found.summary
+
+
+def test_a_question_naming_an_exception_gets_where_it_is_raised(tmp_path: Path) -> None:
+    blocks = _attached(tmp_path, "My account hit QuotaError. When is that raised?")
+    assert len(blocks) == 1, blocks
+    assert "raise QuotaError(f\"quota of" in blocks[0]
+    assert "class QuotaError" not in blocks[0]  # its name and docstring say nothing of when
+
+
+def test_an_exception_named_beside_code_is_what_that_code_raises(tmp_path: Path) -> None:
+    blocks = _attached(tmp_path, "Which accounts does Meter.settle turn into a BackendError?")
+    assert len(blocks) == 1, blocks
+    assert "def settle(self, account, backend):" in blocks[0]
+    assert "class BackendError" not in blocks[0]
