@@ -222,7 +222,12 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
                 result.notes.append(f"{span_title(span)} left out: {why}")
                 continue
             make(ItemKind.SPAN, span_title(span), body, span.path)
-        if places is not None:
+        if places is not None and any(item.kind is ItemKind.FILE for item in result.items):
+            # the request names a file and has it whole: guesses elsewhere are not needed
+            result.notes.append(f"{places.title} left out: the file the request names is "
+                                "sent whole")
+            found += 1
+        elif places is not None:
             found += 1
             make(ItemKind.SHORTLIST, places.title, places.block, None,
                  ShortlistPayload(paths=places.paths))

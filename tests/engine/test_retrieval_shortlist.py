@@ -153,3 +153,15 @@ def test_a_key_on_a_long_signature_line_is_redacted_whole(tmp_path: Path) -> Non
         STORE.clear()
     assert made is not None
     assert "QQQQQQQQ" not in made.block  # cut after redaction, not before: no piece of the key
+
+
+def test_no_shortlist_beside_a_file_the_request_names_and_gets_whole(tmp_path: Path) -> None:
+    index = _workspace(tmp_path, {
+        **{f"pkg/upload_{n}.py": TWINS.format(n=n) for n in range(4)},
+        "pkg/notes.py": "# Upload notes: retries wait longer each attempt.\nLIMIT = 60\n",
+    })
+    found = retrieve(tmp_path, f"pkg/notes.py - {REQUEST}", ContextEngine(), turn=1,
+                     symbols=index, semantic=MODEL)
+    # the file it points to, not guesses elsewhere beside it
+    assert [item.kind for item in found.items] == [ItemKind.FILE], found.summary
+    assert "likely places" in found.summary and "left out" in found.summary
