@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from swetui.agent.sandbox import secret_exclusion
+from swetui.agent.sandbox import secret_files
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import RetrievalResult, retrieve
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
@@ -65,7 +65,7 @@ def retrieve_as_a_turn(root: Path, text: str, index: SymbolIndex | None,
     """What a turn's retrieval attaches for `text`: with the agent's rule for what may not be
     read (a secret file by its name or by another name of it), on a fresh context."""
     return retrieve(root, text, ContextEngine(), turn=1, symbols=index,
-                    exclude=secret_exclusion(root), **options)
+                    exclude=secret_files(root), **options)
 
 
 def project_root(requirement: str, root: str) -> Path:

@@ -15,8 +15,9 @@ import glob
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol, runtime_checkable
 
 from swetui.paths import FILE_MODE, is_private
 
@@ -63,14 +64,43 @@ class NotRegularFile(OSError):
         return self.message
 
 
+@runtime_checkable
+class SecretRule(Protocol):
+    """Which workspace files may not be read (the agent's `secret_files`): by the name a
+    path is asked by and the file it leads to, and by the file actually opened."""
+
+    def __call__(self, rel: str, walked: bool = False) -> bool: ...
+
+    def opened(self, info: os.stat_result) -> bool: ...
+
+
+class SecretFile(OSError):
+    """The file opened is a secret whatever its name (`SecretRule.opened`): not read."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(errno.EACCES, f"{name} may hold secrets; not read")
+
+
+Refuse = Callable[[os.stat_result], bool]
+"""Whether an opened file must not be read, judged on its descriptor's `fstat`."""
+
+
+def refusal(exclude: Callable[..., bool] | None) -> Refuse | None:
+    """The opened-file half of `exclude` when it is a whole `SecretRule` (a plain name
+    predicate, as some tests pass, judges names only)."""
+    return exclude.opened if isinstance(exclude, SecretRule) else None
+
+
 def open_regular(path: str | os.PathLike[str], *, name: str | None = None,
-                 follow_symlinks: bool = True) -> BinaryIO:
+                 follow_symlinks: bool = True, refuse: Refuse | None = None) -> BinaryIO:
     """Open a regular file for reading in binary mode, never blocking.
 
     The path is checked before opening (a device is never opened), opened with `O_NONBLOCK`
     (a FIFO swapped in meanwhile does not wait for a writer) and checked again on the open
     descriptor. `NotRegularFile` (an OSError) names `name` or the path; `follow_symlinks=False`
-    refuses a symbolic link as the last component (for paths already resolved)."""
+    refuses a symbolic link as the last component (for paths already resolved). `refuse`
+    judges the file opened (`SecretRule.opened`): a name swapped for a hard link of a secret
+    after any check by name is still caught, as `SecretFile` (an OSError)."""
     shown = name if name is not None else os.fspath(path)
     try:
         before = os.stat(path, follow_symlinks=follow_symlinks)
@@ -90,9 +120,12 @@ def open_regular(path: str | os.PathLike[str], *, name: str | None = None,
                                  else "a socket") from None
         raise
     try:
-        kind = file_kind(os.fstat(fd).st_mode)
+        info = os.fstat(fd)
+        kind = file_kind(info.st_mode)
         if kind is not None:
             raise NotRegularFile(shown, kind)
+        if refuse is not None and refuse(info):
+            raise SecretFile(shown)
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
@@ -101,10 +134,12 @@ def open_regular(path: str | os.PathLike[str], *, name: str | None = None,
 
 
 def read_regular(path: str | os.PathLike[str], limit: int | None, *, name: str | None = None,
-                 follow_symlinks: bool = True) -> tuple[bytes, int]:
+                 follow_symlinks: bool = True, refuse: Refuse | None = None,
+                 ) -> tuple[bytes, int]:
     """At most `limit` bytes (None: all) of a regular file and its size when opened (see
     `open_regular`); a size above `limit` means the data was cut."""
-    with open_regular(path, name=name, follow_symlinks=follow_symlinks) as handle:
+    with open_regular(path, name=name, follow_symlinks=follow_symlinks,
+                      refuse=refuse) as handle:
         size = os.fstat(handle.fileno()).st_size
         return handle.read(-1 if limit is None else limit), size
 

@@ -35,7 +35,7 @@ from swetui.agent.plan import Plan
 from swetui.agent.pricing import PriceBook
 from swetui.agent.project_init import InitOutcome, ProjectMemoryWriter
 from swetui.agent.repository_map import MAP_CACHE, RUN_WAIT, RepositoryMap
-from swetui.agent.sandbox import secret_exclusion
+from swetui.agent.sandbox import secret_files
 from swetui.agent.spending import SpendingCap
 from swetui.agent.stats import SessionStats, session_stats
 from swetui.agent.summarizer import Summarizer
@@ -100,7 +100,7 @@ class AgentSession:
         self.approvals = RestoredApprovals(self.queue, self.toolbox, self.engine, self.record)
         self.background = BackgroundTasks()
         self.repo_map = RepositoryMap(
-            self.root, self.engine, exclude=secret_exclusion(self.root),
+            self.root, self.engine, exclude=secret_files(self.root),
             enabled=self.settings.symbol_map,
             cache_path=workspace.paths.dir / "symbols" / MAP_CACHE
             if workspace.store.persistent else None)

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from swetui.agent.cost import NOTHING
 from swetui.agent.events import ApprovalDecided
 from swetui.agent.pricing import PriceBook
-from swetui.agent.sandbox import secret_exclusion
+from swetui.agent.sandbox import secret_files
 from swetui.agent.shown_by_tools import retire_shown_by_tools
 from swetui.agent.tool_results import add_tool_result
 from swetui.agent.toolbox import Toolbox
@@ -187,7 +187,7 @@ class TurnLoop:
         retire_task_items(self.engine, self.turn)
         index = await self.symbols(SYMBOL_MAP_WAIT) if self.symbols is not None else None
         result = await asyncio.to_thread(retrieve, self.root, self.text, self.engine,
-                                         turn=self.turn, exclude=secret_exclusion(self.root),
+                                         turn=self.turn, exclude=secret_files(self.root),
                                          symbols=index, semantic=self.semantic)
         with self.engine.batch("retrieved for this request"):
             for item in result.items:

@@ -30,11 +30,13 @@ from swetui.engine.symbols.semantic import MODEL, ModelLoader, SemanticRanker
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
 from swetui.files import (
+    Refuse,
+    SecretRule,
     file_kind,
-    inside,
     line_count,
     read_error,
     read_regular,
+    refusal,
     source_lines,
 )
 from swetui.secrets import redact
@@ -57,9 +59,21 @@ FOUND_TOKENS = 8_000
 
 
 class Excluded(Protocol):
-    """Whether retrieval must not read a path (`_name_or_target`)."""
+    """Whether retrieval must not read a path (the agent's `SecretRule`, which judges a
+    link by its target; `walked`: listed by a walk that follows no link)."""
 
     def __call__(self, rel: str, walked: bool = False) -> bool: ...
+
+
+def _by_name(exclude: Callable[[str], bool] | None) -> Excluded | None:
+    """`exclude` as retrieval asks it: a `SecretRule` as it is, a plain predicate of names
+    (some tests pass `is_secret_file`) asked of the name alone."""
+    if exclude is None or isinstance(exclude, SecretRule):
+        return exclude
+
+    def excluded(rel: str, walked: bool = False) -> bool:
+        return exclude(rel)
+    return excluded
 
 
 TASK_KINDS = frozenset({ItemKind.FILE, ItemKind.SPAN, ItemKind.SHORTLIST, ItemKind.GREP,
@@ -151,7 +165,8 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     room = budget_tokens
     # One rule for every path, whichever is asked first (the walk, a named file, the map's
     # hits): excluded by its name or by the name of the file it leads to.
-    excluded = _name_or_target(root, exclude) if exclude is not None else None
+    excluded = _by_name(exclude)
+    refuse = refusal(exclude)
 
     def tree() -> list[str]:
         nonlocal files, cut
@@ -206,7 +221,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
             result.notes.append(f"{rel}: the parts the request asks about, not all "
                                 f"{lines:,} lines")
             continue
-        _read_named(root, rel, max_file_bytes, make, result)
+        _read_named(root, rel, max_file_bytes, make, result, refuse)
     paths = {m.group(0) for m in _PATH.finditer(text)}
     found = 0
     if symbols is not None:
@@ -235,7 +250,8 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
             result.notes.append(ranker.notice)
     terms = [] if found else search_terms(text, set(named) | paths)
     if terms:
-        hits, scanned, skipped, timed_out = grep(root, tree(), terms, max_hits, time_limit)
+        hits, scanned, skipped, timed_out = grep(root, tree(), terms, max_hits, time_limit,
+                                                 refuse)
         if timed_out:
             result.notes.append(f"grep stopped after {time_limit:.1f}s ({scanned:,} files)")
         quoted = ", ".join(f"'{term}'" for term in terms)
@@ -257,23 +273,6 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     result.summary = redact(_summary(result, terms))
     result.notes = [redact(note) for note in result.notes]
     return result
-
-
-def _name_or_target(root: Path, exclude: Callable[[str], bool]) -> Excluded:
-    """`exclude` asked of a path and of the file it leads to: a cloned repository's
-    `settings.py -> .env` is the .env (read_file refuses it by its target too). A path the
-    workspace walk listed (`walked`) leads to itself: the walk follows no link."""
-    real_root = os.path.realpath(root)
-
-    def excluded(rel: str, walked: bool = False) -> bool:
-        if exclude(rel):
-            return True
-        if walked:
-            return False
-        real = Path(os.path.realpath(os.path.join(real_root, rel)))
-        return inside(Path(real_root), real) and \
-            exclude(real.relative_to(real_root).as_posix())
-    return excluded
 
 
 def _named_paths(root: Path, text: str, tree: Callable[[], list[str]],
@@ -308,11 +307,11 @@ def _named_paths(root: Path, text: str, tree: Callable[[], list[str]],
 
 
 def _read_named(root: Path, rel: str, max_bytes: int, make: Callable[..., bool],
-                result: RetrievalResult) -> None:
+                result: RetrievalResult, refuse: Refuse | None) -> None:
     """A file the request names, whole when it fits, else its first lines and a note (in
     what is sent) saying how many lines of how many are shown and how to read on."""
     try:
-        loaded = read_workspace_text(root, rel, max_bytes)
+        loaded = read_workspace_text(root, rel, max_bytes, refuse)
     except OSError as exc:
         result.notes.append(read_error(rel, exc))
         return

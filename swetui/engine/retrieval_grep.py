@@ -9,7 +9,7 @@ from pathlib import Path
 
 from swetui.engine.symbols.languages import language_of
 from swetui.engine.symbols.lookup import file_weight
-from swetui.files import looks_binary, read_regular
+from swetui.files import Refuse, looks_binary, read_regular
 
 MAX_GREP_FILE_BYTES = 1_000_000
 SCAN_SECONDS = 1.5
@@ -20,7 +20,8 @@ LISTING_LINES = 200
 
 
 def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
-         time_limit: float = SCAN_SECONDS) -> tuple[list[str], int, int, bool]:
+         time_limit: float = SCAN_SECONDS, refuse: Refuse | None = None,
+         ) -> tuple[list[str], int, int, bool]:
     """`path:line: text` hits for any of `terms` (case-insensitive), lines matching more
     terms first; returns (hits, files searched, files skipped as too large, binary or
     unreadable, timed out). Files are read by a few threads
@@ -38,7 +39,7 @@ def grep(root: Path, files: list[str], terms: list[str], max_hits: int = 10,
                 return found, searched, skipped, True
             try:  # the walk lists regular files only; one swapped for a FIFO is refused
                 data, _size = read_regular(root / rel, MAX_GREP_FILE_BYTES + 1,
-                                           follow_symlinks=False)
+                                           follow_symlinks=False, refuse=refuse)
             except OSError:
                 skipped += 1
                 continue

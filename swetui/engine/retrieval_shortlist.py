@@ -14,6 +14,7 @@ from swetui.engine.retrieval_spans import mapped_lines
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.lookup import Hit
 from swetui.engine.symbols.symbol_map import SymbolIndex
+from swetui.files import refusal
 from swetui.secrets import redact
 
 HEADING = ("Likely places for this request (retrieval was not sure which one it is about; "
@@ -59,7 +60,7 @@ def shortlist(root: Path, index: SymbolIndex, hits: Iterable[Hit],
         if exclude is not None and exclude(hit.path):
             continue
         if hit.path not in texts:
-            texts[hit.path] = mapped_lines(root, index, hit.path)
+            texts[hit.path] = mapped_lines(root, index, hit.path, refusal(exclude))
         lines = texts[hit.path]
         if lines is None or definition.end > len(lines):
             continue

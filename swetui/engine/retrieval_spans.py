@@ -36,6 +36,7 @@ from swetui.engine.symbols.neighbours import (
 from swetui.engine.symbols.quoted_messages import raising
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import prose_stems
+from swetui.files import Refuse, refusal
 
 MAX_SPAN_FILE_BYTES = 2_000_000
 LINE_CONTEXT = 3
@@ -167,13 +168,14 @@ def _secondary(hit: Hit, lines: list[str], weigh: Callable[[str], float],
     return None
 
 
-def mapped_lines(root: Path, index: SymbolIndex, rel: str) -> list[str] | None:
+def mapped_lines(root: Path, index: SymbolIndex, rel: str,
+                 refuse: Refuse | None = None) -> list[str] | None:
     """The lines of `rel` as the map knows them; None when it cannot be read, is binary now,
     or changed since it was mapped (the map's lines would name other code: a definition's
     span titled with a name it no longer holds; the watcher brings the map up to date, until
     then the file is left out)."""
     try:
-        loaded = read_workspace_text(root, rel, MAX_SPAN_FILE_BYTES)
+        loaded = read_workspace_text(root, rel, MAX_SPAN_FILE_BYTES, refuse)
     except OSError:
         return None
     if loaded is None:
@@ -222,7 +224,7 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, hits: Iterable[Hit],
         symbols = index.by_file[hit.path]
         lines = texts.get(hit.path)
         if lines is None:
-            lines = mapped_lines(root, index, hit.path)
+            lines = mapped_lines(root, index, hit.path, refusal(exclude))
             if lines is None:
                 changed.add(hit.path)
                 continue

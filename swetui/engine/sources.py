@@ -12,6 +12,7 @@ from swetui.engine.assembly import tool_schema_text
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.files import (
     NotRegularFile,
+    Refuse,
     inside,
     looks_binary,
     open_regular,
@@ -56,11 +57,13 @@ class LoadedText:
 
 
 def read_text_file(path: Path, max_bytes: int, *, name: str | None = None,
-                   follow_symlinks: bool = True) -> LoadedText | None:
+                   follow_symlinks: bool = True, refuse: Refuse | None = None,
+                   ) -> LoadedText | None:
     """Read at most `max_bytes` of a regular text file. Binary → None with nothing read
     further; non-UTF-8 is decoded with replacement characters; both are noted. A FIFO, device
     or socket raises `NotRegularFile` (an OSError) without blocking (see `open_regular`)."""
-    with open_regular(path, name=name, follow_symlinks=follow_symlinks) as handle:
+    with open_regular(path, name=name, follow_symlinks=follow_symlinks,
+                      refuse=refuse) as handle:
         mtime_ns = os.fstat(handle.fileno()).st_mtime_ns
         data = handle.read(max_bytes + 1)
         size = os.fstat(handle.fileno()).st_size
@@ -85,14 +88,16 @@ def read_text_file(path: Path, max_bytes: int, *, name: str | None = None,
     return LoadedText(text, notes, mtime_ns)
 
 
-def read_workspace_text(root: Path, rel: str, max_bytes: int) -> LoadedText | None:
+def read_workspace_text(root: Path, rel: str, max_bytes: int,
+                        refuse: Refuse | None = None) -> LoadedText | None:
     """`read_text_file` of a workspace-relative path that must still lead inside the
-    workspace: a file swapped for a link to `~/.ssh/id_rsa` is refused, not re-read."""
+    workspace: a file swapped for a link to `~/.ssh/id_rsa` is refused, not re-read; so is
+    one `refuse` says no to once opened (a hard link of a secret)."""
     real_root = Path(os.path.realpath(root))
     real = Path(os.path.realpath(real_root / rel))
     if not inside(real_root, real):
         raise NotRegularFile(rel, "a symbolic link leading outside the workspace")
-    return read_text_file(real, max_bytes, name=rel, follow_symlinks=False)
+    return read_text_file(real, max_bytes, name=rel, follow_symlinks=False, refuse=refuse)
 
 
 def system_items(root: Path, schemas: Iterable[ToolSchema],

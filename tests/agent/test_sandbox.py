@@ -359,9 +359,9 @@ async def test_tampering_with_the_private_tmp_does_not_break_the_sandbox(
 
 async def test_a_workspace_too_large_to_scan_is_refused(auto_box: Toolbox,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    import swetui.agent.sandbox as sandbox_module
+    import swetui.agent.sandbox.scan as scan_module
 
-    monkeypatch.setattr(sandbox_module, "MAX_WALK", 20)
+    monkeypatch.setattr(scan_module, "MAX_WALK", 20)
     for index in range(30):
         (auto_box.root / f"f{index}").write_text("x")
     result = await bash(auto_box, "echo should-not-run > ran.txt")

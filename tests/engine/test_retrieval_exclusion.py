@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from swetui.agent.sensitive import is_secret_file
+from swetui.agent.sandbox import secret_files
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import retrieve
 
@@ -34,7 +34,7 @@ def planted(tmp_path: Path) -> Path:
 ])
 def test_what_retrieval_must_not_read_is_the_same_in_every_order(
         planted: Path, request_text: str) -> None:
-    result = retrieve(planted, request_text, ContextEngine(), turn=1, exclude=is_secret_file,
+    result = retrieve(planted, request_text, ContextEngine(), turn=1, exclude=secret_files(planted),
                       semantic=None)
     sent = "\n".join(item.content for item in result.items)
     assert KEY not in sent

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from swetui.agent.sensitive import is_secret_file
+from swetui.agent.sandbox import secret_files
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import MAX_FILE_BYTES, retrieve
 from tests.faults.corpus import (
@@ -30,7 +30,7 @@ def corpus(tmp_path: Path) -> Corpus:
 
 def retrieved(root: Path, text: str) -> tuple[str, str]:
     """(everything retrieval would add to the request, its summary) for `text`."""
-    result = retrieve(root, text, ContextEngine(), turn=1, exclude=is_secret_file)
+    result = retrieve(root, text, ContextEngine(), turn=1, exclude=secret_files(root))
     return "\n".join(item.title + "\n" + item.content for item in result.items), result.summary
 
 

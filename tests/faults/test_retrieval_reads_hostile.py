@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from swetui.agent.sensitive import is_secret_file
+from swetui.agent.sandbox import secret_files
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import retrieve
 
@@ -26,7 +26,7 @@ def test_a_named_file_linked_to_the_env_file_is_not_attached(tmp_path: Path) -> 
     os.symlink(".env", tmp_path / "settings.py")
     (tmp_path / "app.py").write_text("def charge(amount):\n    return amount\n")
     result = retrieve(tmp_path, "read settings.py and tell me what it holds", ContextEngine(),
-                      turn=1, exclude=is_secret_file, semantic=None)
+                      turn=1, exclude=secret_files(tmp_path), semantic=None)
     assert not any(SECRET in item.content for item in result.items), result.summary
     assert any("secret" in note for note in result.notes), result.notes
 

@@ -4,7 +4,6 @@ target a link reaches (a link named `settings.py` that points at `.env` is `.env
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 from swetui.agent.sensitive import CREDENTIAL_DIRS, is_secret_file
@@ -39,19 +38,6 @@ def home_secret_files(limit: int = 2_000) -> list[str]:
                 if len(found) >= limit:
                     return found[:limit]
     return found[:limit]
-
-
-def inodes_of(paths: list[str]) -> set[tuple[int, int]]:
-    """(device, inode) of each path that is a regular file with more than one name."""
-    inodes = set()
-    for path in paths:
-        try:
-            info = os.stat(path)
-        except OSError:
-            continue
-        if info.st_nlink > 1 and stat.S_ISREG(info.st_mode):
-            inodes.add((info.st_dev, info.st_ino))
-    return inodes
 
 
 def secret_target(path: str, root: str) -> bool:

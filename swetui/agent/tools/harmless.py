@@ -15,9 +15,8 @@ import os
 import re
 from pathlib import Path
 
-from swetui.agent.sandbox import SecretHardLinks, WorkspaceScan, WorkspaceTooLarge
-from swetui.agent.sandbox.secret_paths import secret_target
-from swetui.agent.sensitive import is_secret_file
+from swetui.agent.sandbox import SecretFiles, WorkspaceTooLarge, secret_files
+from swetui.agent.sandbox.scan import WorkspaceScan
 from swetui.agent.tools.commands import PLACEHOLDER, CommandReader, Segment, split_commands
 
 READ_ONLY_PROGRAMS = frozenset({
@@ -95,22 +94,22 @@ MAX_SEARCHED_FILES = 100_000
 it, the search asks."""
 
 
-def _reads_secret(segment: Segment, root: str, links: SecretHardLinks) -> bool:
+def _reads_secret(segment: Segment, root: str, rule: SecretFiles) -> bool:
     """Whether an argument or an input redirect names, globs to, links to or (`rev:path`)
-    points at a secret file, or a recursive search would read one (`links`: the other
-    names of the workspace's secret files)."""
+    points at a secret file, or a recursive search would read one (`rule`: the
+    workspace's secret files, by name, target and inode)."""
     for arg in [*segment.words[1:], *(target for op, target in segment.redirects if op == "<")]:
         if arg.startswith("-"):
             continue
         path = arg.split(":", 1)[1] if segment.name == "git" and ":" in arg else arg
         path = os.path.expanduser(path)
-        if is_secret_file(path) or _secret_path(path, root, links):
+        if rule.path(path):
             return True
         if GLOB.search(path):
             if os.path.isabs(path) or path.startswith(".."):
                 return True  # only globs inside the workspace are expanded and checked
             matches = glob.glob(os.path.join(root, path), include_hidden=True, recursive=True)
-            if any(_secret_path(match, root, links) for match in matches):
+            if any(rule.path(match) for match in matches):
                 return True
     recursive = segment.name == "rg" or (
         segment.name in ("grep", "egrep", "fgrep")
@@ -119,21 +118,15 @@ def _reads_secret(segment: Segment, root: str, links: SecretHardLinks) -> bool:
         return False
     directories = [os.path.join(root, a) for a in segment.words[1:]
                    if not a.startswith("-") and os.path.isdir(os.path.join(root, a))]
-    return any(_has_secrets(directory, links) for directory in directories or [root])
+    return any(_has_secrets(directory, rule) for directory in directories or [root])
 
 
-def _secret_path(path: str, root: str, links: SecretHardLinks) -> bool:
-    """Whether reading `path` (absolute or under `root`) reads a secret file, whatever the
-    name: a link's target counts, and so does another name (hard link) of a secret file."""
-    return secret_target(path, root) or os.path.join(root, path) in links
-
-
-def _has_secrets(directory: str, links: SecretHardLinks) -> bool:
+def _has_secrets(directory: str, rule: SecretFiles) -> bool:
     """Whether a recursive search of `directory` would read a secret file: one by its name,
     or another name of a secret kept elsewhere in the workspace (`sub/notes.txt` sharing
     `.env`'s inode)."""
     try:
-        if WorkspaceScan(Path(directory)).scan()[1]:
+        if WorkspaceScan(Path(directory)).scan().secrets:
             return True
     except WorkspaceTooLarge:
         return True
@@ -141,7 +134,7 @@ def _has_secrets(directory: str, links: SecretHardLinks) -> bool:
     for folder, _dirs, names in os.walk(directory):
         for name in names:
             seen += 1
-            if seen > MAX_SEARCHED_FILES or os.path.join(folder, name) in links:
+            if seen > MAX_SEARCHED_FILES or rule.linked(os.path.join(folder, name)):
                 return True
     return False
 
@@ -157,7 +150,7 @@ def is_harmless(command: str, root: str) -> bool:
     segments = split_commands(command)
     if not segments or not all(_segment_harmless(segment) for segment in segments):
         return False
-    links = SecretHardLinks(root)  # one walk of the workspace at most, for every argument
-    if any(_reads_secret(segment, root, links) for segment in segments):
+    rule = secret_files(root)  # its walk is shared and incremental
+    if any(_reads_secret(segment, root, rule) for segment in segments):
         return False
     return CommandReader(root).danger(command) is None

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from swetui.agent.sandbox import SecretHardLinks
-from swetui.agent.sensitive import is_secret_file
+from swetui.agent.sandbox import secret_files
 from swetui.agent.tools.base import (
     GlobArgs,
     GrepArgs,
@@ -38,6 +37,7 @@ from swetui.config import Settings
 from swetui.files import (
     BINARY_SNIFF,
     NotRegularFile,
+    SecretFile,
     file_kind,
     looks_binary,
     open_regular,
@@ -128,11 +128,14 @@ def _decode_line(raw: bytes, *, cut: bool) -> tuple[str, bool]:
     return text.rstrip("\r\n"), False
 
 
-def _open_for_tool(real: Path, rel: str) -> BinaryIO:
-    """The file opened by `open_regular` (no symlink is followed: `real` is resolved), with
-    FIFOs, devices and sockets refused as a ToolError the model can act on."""
+def _open_for_tool(ws: WorkspaceFiles, real: Path, rel: str) -> BinaryIO:
+    """The file opened by `open_regular` (`real` is resolved), FIFOs, devices, sockets and
+    other names of secret files (judged on the descriptor) refused as a ToolError."""
     try:
-        return open_regular(real, name=rel, follow_symlinks=False)
+        return open_regular(real, name=rel, follow_symlinks=False,
+                            refuse=secret_files(ws.root).opened)
+    except SecretFile:
+        raise _secret_refusal(rel) from None
     except NotRegularFile as exc:
         raise ToolError(f"{exc.message}. Only regular files can be read.",
                         summary=f"skipped: {rel} is {exc.kind}", path=rel) from None
@@ -149,7 +152,7 @@ def read_file(ws: WorkspaceFiles, ledger: ReadLedger, settings: Settings,
     if not os.path.lexists(real):
         raise ToolError(f"no such file: {rel}. Use glob or list_dir to find the right path.",
                         summary=f"no such file: {rel}", path=rel)
-    if is_secret_file(rel) or real in SecretHardLinks(ws.root):
+    if secret_files(ws.root)(rel, walked=True):  # resolved: `rel` is its own target
         raise _secret_refusal(rel)
     offset = args.offset or 1
     limit = min(args.limit or settings.max_read_lines, settings.max_read_lines)
@@ -158,7 +161,7 @@ def read_file(ws: WorkspaceFiles, ledger: ReadLedger, settings: Settings,
     notes: list[str] = []
     total = 0
     cut_by_bytes = lossy = long_lines = False
-    with _open_for_tool(real, rel) as handle:
+    with _open_for_tool(ws, real, rel) as handle:
         size = os.fstat(handle.fileno()).st_size
         head = handle.read(BINARY_SNIFF)
         if looks_binary(head):
@@ -325,25 +328,24 @@ def grep(ws: WorkspaceFiles, settings: Settings, args: GrepArgs) -> ToolResult:
     skipped: dict[str, int] = {"binary": 0, "large": 0, "secret": 0, "outside": 0,
                                "special": 0}
     special: list[str] = []
-    hard_links = SecretHardLinks(ws.root)
+    rule = secret_files(ws.root)
     try:
         for path, name in files:
             if file_regex is not None and not file_regex.match(name):
                 continue
-            if is_secret_file(name) or path in hard_links:
+            if rule(name, walked=not path.is_symlink()):  # a link: by its target too
                 skipped["secret"] += 1
                 continue
-            if path.is_symlink():  # the walk lists links to files: read only those that stay in
-                target = Path(os.path.realpath(path))
-                if target != ws.root and ws.root not in target.parents:
-                    skipped["outside"] += 1
-                    continue
-                if is_secret_file(ws.relative(target)):
-                    skipped["secret"] += 1
-                    continue
+            if path.is_symlink() and not os.path.realpath(path).startswith(f"{ws.root}/"):
+                skipped["outside"] += 1  # the walk lists links to files: those inside only
+                continue
             try:
                 data, size = read_regular(path, settings.max_file_bytes + 1, name=name,
-                                          follow_symlinks=path.is_symlink())
+                                          follow_symlinks=path.is_symlink(),
+                                          refuse=rule.opened)
+            except SecretFile:
+                skipped["secret"] += 1
+                continue
             except NotRegularFile as exc:
                 skipped["special"] += 1
                 special.append(f"{name} ({exc.kind})")

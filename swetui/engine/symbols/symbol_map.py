@@ -22,7 +22,7 @@ from swetui.engine.symbols.symbol_index import SymbolIndex as SymbolIndex  # re-
 from swetui.engine.symbols.symbol_index import build_index as build_index
 from swetui.engine.symbols.symbol_index import patched
 from swetui.engine.workspace_tree import IGNORED_DIRS, MAX_SCAN_FILES, walk
-from swetui.files import looks_binary, read_regular
+from swetui.files import looks_binary, read_regular, refusal
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +224,8 @@ class SymbolMap:
         if left is not None and left[1] == stamp and left[0] in cache.READ_REASONS:
             return None, left
         try:
-            data, _size = read_regular(path, MAX_PARSE_BYTES, follow_symlinks=False)
+            data, _size = read_regular(path, MAX_PARSE_BYTES, follow_symlinks=False,
+                                       refuse=refusal(self.exclude))
         except OSError:
             return None, None
         if looks_binary(data):

@@ -1,0 +1,105 @@
+"""A secret reached by a name that was innocent when it was checked: the file is swapped for
+a hard link of `.env` between the check by name and the read (retrieval's named files, the
+map's spans, its grep), or the hard link is made after swetui gathered the secret files
+(the map's later updates, the read tools). What is read is judged on the file opened."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from swetui.agent.sandbox import secret_files
+from swetui.agent.toolbox import Toolbox
+from swetui.engine.context import ContextEngine
+from swetui.engine.retrieval import retrieve
+from swetui.engine.symbols.symbol_map import SymbolMap
+from tests.agent.conftest import tool_call
+
+KEY = "sk-ant-planted-SWAPPED-0123456789abcdef"
+
+
+class SwapAfterCheck:
+    """The agent's rule, with an attacker who replaces `target` by a hard link of `.env`
+    the moment the rule has judged it by its name (innocent then)."""
+
+    def __init__(self, root: Path, target: str) -> None:
+        self.root, self.target = root, target
+        self.rule = secret_files(root)
+        self.swapped = False
+
+    def __call__(self, rel: str, walked: bool = False) -> bool:
+        verdict = self.rule(rel, walked)
+        if rel == self.target and not self.swapped:
+            self.swapped = True
+            os.unlink(self.root / rel)
+            os.link(self.root / ".env", self.root / rel)
+        return verdict
+
+    def opened(self, info: os.stat_result) -> bool:
+        return self.rule.opened(info)
+
+
+def workspace(root: Path) -> Path:
+    """`.env` and an innocent module with as many lines (so the map's line check, which
+    drops a file changed since it was mapped, does not catch the swap by chance)."""
+    (root / "src").mkdir()
+    (root / ".env").write_text(f"STRIPE_TOKEN={KEY}\nREGION=eu\n")
+    (root / "src" / "config.py").write_text("def rotate_token():\n    return 'STRIPE_TOKEN'\n")
+    (root / "notes.txt").write_text("STRIPE_TOKEN is set in the vault\nask ops\n")
+    return root
+
+
+def sent(root: Path, text: str, rule: SwapAfterCheck, mapped: bool = True) -> str:
+    index = None
+    if mapped:
+        symbols = SymbolMap(root, exclude=secret_files(root))
+        symbols.build()
+        index = symbols.index()
+    result = retrieve(root, text, ContextEngine(), turn=1, exclude=rule, symbols=index,
+                      semantic=None)
+    assert rule.swapped, "the attack did not run"
+    return "\n".join(item.content for item in result.items)
+
+
+def test_a_span_file_swapped_after_its_check_is_not_read(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    assert KEY not in sent(root, "where is rotate_token defined?",
+                           SwapAfterCheck(root, "src/config.py"))
+
+
+def test_a_named_file_swapped_after_its_check_is_not_read(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    assert KEY not in sent(root, "read notes.txt", SwapAfterCheck(root, "notes.txt"),
+                           mapped=False)
+
+
+def test_a_grepped_file_swapped_after_the_walk_is_not_read(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    out = sent(root, "where is STRIPE_TOKEN used?", SwapAfterCheck(root, "notes.txt"),
+               mapped=False)
+    assert "src/config.py" in out and KEY not in out  # the grep ran, without the secret
+
+
+def test_the_map_sees_a_hard_link_made_after_it_gathered_the_secrets(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    (root / "src" / "shared.py").write_text("def helper():\n    pass\n")
+    os.link(root / "src" / "shared.py", root / "src" / "shared_copy.py")  # pnpm-style
+    symbols = SymbolMap(root, exclude=secret_files(root))
+    symbols.build()  # a file with two names: the secret files are gathered now
+    assert "src/shared_copy.py" in symbols.index().by_file
+    os.link(root / ".env", root / "src" / "creds.py")  # later, as the watcher reports it
+    symbols.update(["src/creds.py"])
+    assert "src/creds.py" not in symbols.index().by_file
+
+
+async def test_the_read_tools_see_a_hard_link_made_after_an_earlier_read(
+        toolbox: Toolbox, ws_root: Path) -> None:
+    (ws_root / ".env").write_text(f"API_KEY={KEY}\n")
+    (ws_root / "a.txt").write_text("one\n")
+    os.link(ws_root / "a.txt", ws_root / "b.txt")
+    first = await toolbox.run(tool_call("read_file", path="b.txt"))
+    assert "one" in first.content  # the secret files were gathered for this read
+    os.link(ws_root / ".env", ws_root / "later.txt")
+    read = await toolbox.run(tool_call("read_file", path="later.txt"))
+    found = await toolbox.run(tool_call("grep", pattern="API_KEY", path="."))
+    assert read.is_error and KEY not in read.content and KEY not in found.content
