@@ -64,7 +64,9 @@ def test_the_token_rows_read_from_the_file_are_the_table_it_holds() -> None:
     tokens = np.array([[101, 2054, 2003, 102, 0], [101, 101, 30521, 0, 0]], dtype=np.int64)
     with open(path, "rb") as file:
         _start, tensors = encoder._layout(file, hashlib.sha256())
-        rows = TokenRows(file, tensors, path)[tokens]
+        _weights, checked = encoder._read_weights(file, hashlib.sha256(), tensors,
+                                                  TOKEN_EMBEDDINGS)
+        rows = TokenRows(file, tensors, path, checked)[tokens]
     assert rows.shape == (2, 5, table.shape[1]) and np.array_equal(rows, table[tokens])
 
 

@@ -46,6 +46,24 @@ def test_weights_swapped_after_the_check_are_not_what_runs(tmp_path: Path) -> No
     assert np.abs(again[1]).sum() > 0 and not np.isnan(again[1]).any()
 
 
+def test_weights_rewritten_in_place_after_the_check_are_not_what_runs(tmp_path: Path) -> None:
+    """The same file (same inode, held open by swetui) rewritten in place: the token rows
+    read later are not the checked ones, so they are refused and ranking falls back to
+    words (an OSError), never vectors of another model."""
+    copy = tmp_path / "model"
+    shutil.copytree(model_dir(), copy)
+    weights = copy / "model.safetensors"
+    model = Encoder(copy)
+    checked = model.encode([TEXT])[0]
+    zeroed = tmp_path / "zeroed.safetensors"
+    _zeroed_table(weights, zeroed)
+    with open(weights, "r+b") as file:  # in place: the descriptor swetui holds sees it
+        file.write(zeroed.read_bytes())
+    assert np.abs(checked).sum() > 0
+    with pytest.raises(OSError, match="changed on disk"):
+        model.encode([TEXT])
+
+
 def test_a_header_naming_one_range_many_times_is_refused_before_it_is_read(
         tmp_path: Path) -> None:
     """A weights file whose header names the same bytes under many tensors would make the

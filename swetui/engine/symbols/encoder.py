@@ -157,15 +157,18 @@ def _not_expected(name: object) -> EncoderUnavailable:
 
 
 def _read_weights(file: BinaryIO, digest: Hash,
-                  tensors: dict[str, Tensor], skip: str) -> dict[str, Vectors]:
+                  tensors: dict[str, Tensor], skip: str) -> tuple[dict[str, Vectors], RowDigests]:
     """Every tensor but `skip` (the token embeddings, read row by row as needed), copied out
     of the bytes as they are read once from `file` and fed to `digest`: what loads is what
-    was hashed, whatever replaces the file meanwhile."""
+    was hashed, whatever replaces the file meanwhile. Of `skip`, a digest of each row of
+    the bytes hashed, so a row read later is checked against what was checked."""
     kept = {key: bytearray(t.end - t.begin) for key, t in tensors.items() if key != skip}
+    rows = RowDigests(tensors[skip])
     position = file.tell()
     while chunk := file.read(1 << 20):
         digest.update(chunk)
         end = position + len(chunk)
+        rows.feed(position, chunk)
         for key, buffer in kept.items():
             t = tensors[key]
             low, high = max(t.begin, position), min(t.end, end)
@@ -173,7 +176,37 @@ def _read_weights(file: BinaryIO, digest: Hash,
                 buffer[low - t.begin:high - t.begin] = chunk[low - position:high - position]
         position = end
     return {key: np.frombuffer(buffer, dtype=tensors[key].dtype).reshape(tensors[key].shape)
-            for key, buffer in kept.items()}
+            for key, buffer in kept.items()}, rows
+
+
+class RowDigests:
+    """A 64-bit BLAKE2b digest of each row of one tensor, fed the file's bytes in order as
+    they are hashed (a row may straddle two reads)."""
+
+    def __init__(self, table: Tensor) -> None:
+        self.begin, self.end = table.begin, table.end
+        self.row_bytes = (table.end - table.begin) // max(table.shape[0], 1) or 1
+        self.digests: list[bytes] = []
+        self._pending = bytearray()
+
+    def feed(self, position: int, chunk: bytes) -> None:
+        low, high = max(self.begin, position), min(self.end, position + len(chunk))
+        if low >= high:
+            return
+        self._pending += chunk[low - position:high - position]
+        whole = len(self._pending) - len(self._pending) % self.row_bytes
+        view = memoryview(self._pending)
+        self.digests += [row_digest(view[at:at + self.row_bytes])
+                         for at in range(0, whole, self.row_bytes)]
+        view.release()
+        del self._pending[:whole]
+
+    def matches(self, row: int, data: bytes) -> bool:
+        return row < len(self.digests) and self.digests[row] == row_digest(data)
+
+
+def row_digest(data: bytes | memoryview) -> bytes:
+    return hashlib.blake2b(data, digest_size=8).digest()
 
 
 def _read_tokenizer(path: Path) -> Tokenizer:
@@ -200,13 +233,17 @@ class Tensor:
 class TokenRows:
     """The token-embedding table (47 MB, of which a request uses a few rows), read from the
     weights file row by row as texts need them instead of held in memory. Read through the
-    file that was opened and hashed, held open (a file put in its place later is not read).
+    file that was opened and hashed, held open (a file put in its place later is not read),
+    and each row checked against its digest taken as it was hashed (the same file rewritten
+    in place is refused: OSError).
     Not mapped: a mapped file cut short while swetui runs kills the process (SIGBUS) at the
     next read; a short read here is an OSError, and retrieval ranks by words."""
 
     def __init__(self, file: BinaryIO, tensors: dict[str, Tensor], path: str,
-                 key: str = TOKEN_EMBEDDINGS) -> None:
+                 checked: RowDigests, key: str = TOKEN_EMBEDDINGS) -> None:
         self.file = file
+        self.checked = checked
+        """Each row's digest as it was hashed: a row rewritten in place since is refused."""
         self.path = path
         table = tensors[key]
         if table.dtype != np.float32 or len(table.shape) != 2:
@@ -222,7 +259,7 @@ class TokenRows:
         for row, token in enumerate(unique.tolist()):
             data = os.pread(self.file.fileno(), self._row_bytes,
                             self._start + token * self._row_bytes)
-            if len(data) != self._row_bytes:
+            if len(data) != self._row_bytes or not self.checked.matches(token, data):
                 raise OSError(errno.EIO, "the embedding model's weights file changed "
                                          "on disk while swetui ran", self.path)
             table[row] = np.frombuffer(data, dtype=np.float32)
@@ -241,11 +278,11 @@ class Encoder:
             file = open_regular(weights_path)
             hashed = hashlib.sha256()
             _start, tensors = _layout(file, hashed, weights_path)
-            weights = _read_weights(file, hashed, tensors, TOKEN_EMBEDDINGS)
+            weights, rows = _read_weights(file, hashed, tensors, TOKEN_EMBEDDINGS)
             if hashed.hexdigest() != WEIGHTS_SHA256:
                 raise _not_expected(weights_path)
             self._tokenizer = _read_tokenizer(directory / "tokenizer.json")
-            self._words = TokenRows(file, tensors, str(weights_path))
+            self._words = TokenRows(file, tensors, str(weights_path), rows)
         except Exception as exc:
             if file is not None:
                 file.close()
