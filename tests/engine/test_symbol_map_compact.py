@@ -11,13 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import swetui.engine
 from swetui.engine.retrieval_spans import find_hits, symbol_spans
 from swetui.engine.symbols import cache
-from swetui.engine.symbols.compact import Literals, StemSet
+from swetui.engine.symbols.compact import Literals, References, StemSet
 from swetui.engine.symbols.outline import outline
 from swetui.engine.symbols.symbol_map import SymbolMap
 
@@ -50,7 +51,7 @@ def test_a_stem_set_answers_as_a_frozenset(items: list[str], other: set[str],
     assert grown == other | plain and isinstance(grown, set)
 
 
-@given(st.lists(st.tuples(st.integers(0, 2**40), st.lists(WORDS, max_size=3)), max_size=8))
+@given(st.lists(st.tuples(st.integers(0, 2**32 - 1), st.lists(WORDS, max_size=3)), max_size=8))
 def test_packed_literals_read_back_as_the_list(literals: list[tuple[int, list[str]]]) -> None:
     expected = [(line, tuple(parts)) for line, parts in literals]
     packed = Literals(literals)
@@ -59,7 +60,20 @@ def test_packed_literals_read_back_as_the_list(literals: list[tuple[int, list[st
     assert packed == literals and packed == Literals(expected)
     if expected:
         assert packed[-1] == expected[-1]
-    assert Literals.from_columns(*packed.columns()) == packed  # as the cache stores them
+    lines, counts, parts = packed.columns()  # as the cache stores them: parts joined
+    assert Literals.from_columns(lines, counts, map(len, parts), "".join(parts)) == packed
+    with pytest.raises(ValueError):  # a damaged row's columns that do not fit are refused
+        Literals.from_columns(lines, counts, map(len, parts), "".join(parts) + "x")
+
+
+@given(st.dictionaries(WORDS, st.integers(1, 2**32 - 1), max_size=12), WORDS)
+def test_packed_references_answer_as_the_dict(counts: dict[str, int], probe: str) -> None:
+    packed = References(counts)
+    assert dict(packed.items()) == counts and list(packed) == list(counts)
+    assert len(packed) == len(counts) and sorted(packed.values()) == sorted(counts.values())
+    assert packed == counts and packed == References(counts.items())
+    assert (probe in packed) == (probe in counts)
+    assert packed.get(probe) == counts.get(probe)
 
 
 def _workspace(tmp_path: Path) -> Path:

@@ -10,6 +10,7 @@ then the mark must go."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import sqlite3
 import textwrap
@@ -21,7 +22,6 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import retrieve
 from swetui.engine.retrieval_spans import find_hits, symbol_spans
 from swetui.engine.symbols import cache, compact, lookup
-from swetui.engine.symbols.extract import FileSymbols
 from swetui.engine.symbols.symbol_map import SymbolMap
 
 LEDGER = textwrap.dedent('''\
@@ -90,10 +90,14 @@ def test_a_shipped_map_row_with_a_reference_count_out_of_range_gives_no_tracebac
     (tmp_path / "caller.py").write_text("from ledger import reconcile_ledger\n\n"
                                         "def run():\n    return reconcile_ledger([])\n")
 
-    def hostile(symbols: FileSymbols) -> FileSymbols:
-        return dataclasses.replace(symbols, references={"reconcile_ledger": count})
-
-    path = _ship_row(tmp_path, "caller.py", hostile)
+    path = _ship_row(tmp_path, "caller.py", lambda symbols: symbols)
+    with sqlite3.connect(path) as connection:  # the map packs counts it makes: edit the row
+        (data,) = connection.execute("SELECT data FROM files WHERE path = 'caller.py'").fetchone()
+        row = json.loads(data)
+        row[0].append("reconcile_ledger")
+        row[2] = [[len(row[0]) - 1], [count]]
+        connection.execute("UPDATE files SET data = ? WHERE path = 'caller.py'",
+                           (json.dumps(row).encode(),))
     symbols = SymbolMap(tmp_path, cache_path=path)
     symbols.build()
     result = retrieve(tmp_path, "how are ledger entries reconciled against the bank?",

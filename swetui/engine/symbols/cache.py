@@ -23,14 +23,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from swetui.engine.symbols import cache_file
-from swetui.engine.symbols.compact import EMPTY, Literals, StemSet
+from swetui.engine.symbols.compact import EMPTY, Literals, References, StemSet
 from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.engine.symbols.generated import GENERATED, MINIFIED
 from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
-FORMAT = 7
+FORMAT = 8
 """Bumped when what is stored changes; a file of another format is deleted and rebuilt."""
 MAX_ROW_BYTES = 8_000_000
 ROW_PER_BYTE, ROW_SLACK = 8, 4096
@@ -70,8 +70,10 @@ class CacheUnusable(Exception):
 
 def encode(symbols: FileSymbols) -> bytes:
     """One file's symbols as a compact JSON document: [strings, definitions, references,
-    literals], every string stored once and referred to by its number; the literals in
-    columns (their lines, how many parts each has, all the parts)."""
+    literals], every name and stem stored once and referred to by its number; the literals
+    in columns (their lines, how many parts each has, each part's length, all the parts'
+    text joined: parts are seldom repeated, and are not Python strings of their own once
+    read)."""
     lines, counts, raw_parts = symbols.literals.columns()
     parts = list(map(redact, raw_parts))
     strings: dict[str, None] = dict.fromkeys(symbols.references)
@@ -80,7 +82,6 @@ def encode(symbols: FileSymbols) -> bytes:
         strings.update(dict.fromkeys(d.doc))
         strings.update(dict.fromkeys(d.body))
         strings.update(dict.fromkeys(d.refs))
-    strings.update(dict.fromkeys(parts))
     number = {text: n for n, text in enumerate(strings)}.__getitem__
     definitions = [[number(d.name), number(d.qualname), number(d.kind), d.start, d.end,
                     list(map(number, d.doc)), list(map(number, d.body)),
@@ -88,7 +89,7 @@ def encode(symbols: FileSymbols) -> bytes:
                    for d in symbols.definitions]
     references = [list(map(number, symbols.references)), list(symbols.references.values())]
     return json.dumps([list(strings), definitions, references,
-                       [lines, counts, list(map(number, parts))]],
+                       [lines, counts, list(map(len, parts)), "".join(parts)]],
                       separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
@@ -107,14 +108,14 @@ def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
                         tuple(map(text, bases)))
              for n, q, k, s, e, doc, body, refs, bases in definitions]
     names, counts = references
-    literal_lines, literal_counts, literal_parts = literals
+    literal_lines, literal_counts, literal_lengths, literal_text = literals
     if len(names) != len(counts):
         raise ValueError("references and counts differ in length")
     symbols = FileSymbols(path=rel, language=language, lines=int(lines), definitions=found,
-                          references=dict(zip(map(text, names), map(int, counts),
-                                              strict=True)),
+                          references=References(zip(map(text, names), map(int, counts),
+                                                    strict=True)),
                           literals=Literals.from_columns(literal_lines, literal_counts,
-                                                         map(text, literal_parts)))
+                                                         literal_lengths, literal_text))
     _check_numbers(symbols, literal_lines)
     return symbols
 

@@ -4,15 +4,14 @@ take: `StemSet`, a small immutable set of strings kept as a tuple (the map holds
 three per definition, a 10,000-file workspace has about 250,000 definitions, and a set of
 ten stems takes about 730 bytes where the tuple takes 120; membership is a scan in C — nine
 sets in ten hold fewer than 16 stems — and the set operations the look-ups use answer as a
-frozenset would), and `Literals`, a file's string literals packed in two arrays and a
-tuple."""
+frozenset would), and `Literals`, a file's string literals packed in arrays and one
+string."""
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from itertools import accumulate, chain
-from operator import itemgetter
 from typing import Any, overload
 
 
@@ -111,44 +110,68 @@ Literal = tuple[int, tuple[str, ...]]
 
 
 class Literals(Sequence[Literal]):
-    """A file's string literals, `(line, parts)` in order, packed: the lines and where each
-    literal's parts end in two arrays, all the parts in one tuple (about 20 bytes a literal
-    where a list of tuples takes 100; a 10,000-file workspace has close to a million)."""
+    """A file's string literals, `(line, parts)` in order, packed: all the parts' text in
+    one string, where each part ends in it, where each literal's parts end and each
+    literal's line in arrays of 4-byte numbers (about 12 bytes a literal besides its text,
+    where a tuple of strings, each a Python object, took over 100; a 10,000-file workspace
+    has close to a million). The parts are strings again when read (`__iter__`)."""
 
-    __slots__ = ("_ends", "_lines", "_parts")
+    __slots__ = ("_ends", "_lines", "_stops", "_text")
 
     def __init__(self, literals: Iterable[tuple[int, Iterable[str]]] = ()) -> None:
-        pairs = [(line, tuple(parts)) for line, parts in literals]
-        self._lines = array("q", map(itemgetter(0), pairs))
-        self._ends = array("q", accumulate(len(parts) for _line, parts in pairs))
-        self._parts = tuple(chain.from_iterable(parts for _line, parts in pairs))
+        lines: list[int] = []
+        counts: list[int] = []
+        parts: list[str] = []
+        for line, pieces in literals:
+            before = len(parts)
+            parts.extend(pieces)
+            lines.append(line)
+            counts.append(len(parts) - before)
+        self._fill(lines, counts, map(len, parts), "".join(parts))
+
+    def _fill(self, lines: Iterable[int], counts: Iterable[int], lengths: Iterable[int],
+              text: str) -> None:
+        """Raises OverflowError (a negative or too large number), TypeError or ValueError
+        when the columns do not fit together."""
+        if not isinstance(text, str):
+            raise TypeError("the literals' text is no string")
+        self._lines, counted = array("I", lines), array("I", counts)
+        self._ends = array("I", accumulate(counted))
+        self._stops = array("I", accumulate(array("I", lengths)))
+        self._text = text
+        if len(counted) != len(self._lines) or \
+                (self._ends[-1] if self._ends else 0) != len(self._stops) or \
+                (self._stops[-1] if self._stops else 0) != len(text):
+            raise ValueError("literal columns do not fit together")
 
     @classmethod
-    def from_columns(cls, lines: Iterable[int], counts: Iterable[int],
-                     parts: Iterable[str]) -> Literals:
-        """The literals `columns` gave (no Python step per literal: a restart reads close
-        to a million); ValueError or TypeError when the columns do not fit together."""
-        packed = cls()
-        packed._lines, counted = array("q", lines), array("q", counts)
-        packed._ends, packed._parts = array("q", accumulate(counted)), tuple(parts)
-        if len(counted) != len(packed._lines) or (counted and min(counted) < 0) or \
-                (packed._ends[-1] if packed._ends else 0) != len(packed._parts):
-            raise ValueError("literal columns do not fit together")
+    def from_columns(cls, lines: Iterable[int], counts: Iterable[int], lengths: Iterable[int],
+                     text: str) -> Literals:
+        """The literals `columns` gave, their parts joined in `text` (no Python step per
+        literal: a restart reads close to a million); ValueError, TypeError or
+        OverflowError when the columns do not fit together."""
+        packed = cls.__new__(cls)
+        packed._fill(lines, counts, lengths, text)
         return packed
 
-    def columns(self) -> tuple[list[int], list[int], tuple[str, ...]]:
+    def parts(self) -> list[str]:
+        """Every literal's parts, in order."""
+        return list(map(self._text.__getitem__, map(slice, chain((0,), self._stops),
+                                                      self._stops)))
+
+    def columns(self) -> tuple[list[int], list[int], list[str]]:
         """(lines, how many parts each literal has, all the parts in order)."""
         ends = self._ends.tolist()
         return self._lines.tolist(), [end - start for start, end in
-                                      zip([0, *ends], ends, strict=False)], self._parts
+                                      zip([0, *ends], ends, strict=False)], self.parts()
 
     def __len__(self) -> int:
         return len(self._lines)
 
     def __iter__(self) -> Iterator[Literal]:
-        parts, start = self._parts, 0
+        parts, start = self.parts(), 0
         for line, end in zip(self._lines, self._ends, strict=True):
-            yield line, parts[start:end]
+            yield line, tuple(parts[start:end])
             start = end
 
     @overload
@@ -161,13 +184,16 @@ class Literals(Sequence[Literal]):
         if isinstance(at, slice):
             return list(self)[at]
         at = range(len(self._lines))[at]  # IndexError as a list gives it
-        start = self._ends[at - 1] if at else 0
-        return self._lines[at], self._parts[start:self._ends[at]]
+        first, end = (self._ends[at - 1] if at else 0), self._ends[at]
+        starts = self._stops[first - 1] if first else 0
+        stops = self._stops[first:end]
+        return self._lines[at], tuple(self._text[begin:stop] for begin, stop in
+                                      zip(chain((starts,), stops), stops, strict=False))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Literals):
-            return (self._lines, self._ends, self._parts) == \
-                (other._lines, other._ends, other._parts)
+            return (self._lines, self._ends, self._stops, self._text) == \
+                (other._lines, other._ends, other._stops, other._text)
         if isinstance(other, (list, tuple)):
             return list(self) == [(line, tuple(parts)) for line, parts in other]
         return NotImplemented
@@ -176,3 +202,54 @@ class Literals(Sequence[Literal]):
 
     def __repr__(self) -> str:
         return f"Literals({list(self)!r})"
+
+
+class References(Mapping[str, int]):
+    """How often a file names each name, packed: the names in a tuple, their counts in an
+    array of 4-byte numbers beside it (12 bytes a name, where a dict took about 40; a
+    10,000-file workspace has over 800,000). Read whole (`items`), as the index does;
+    looking up one name scans them."""
+
+    __slots__ = ("_counts", "_names")
+
+    def __init__(self, counts: Mapping[str, int] | Iterable[tuple[str, int]] = ()) -> None:
+        pairs = counts.items() if isinstance(counts, Mapping) else counts
+        names: list[str] = []
+        numbers = array("I")
+        for name, count in pairs:
+            names.append(name)
+            numbers.append(count)
+        if len(set(names)) != len(names):
+            raise ValueError("a name counted twice")
+        self._names, self._counts = tuple(names), numbers
+
+    def __getitem__(self, name: str) -> int:
+        try:
+            return self._counts[self._names.index(name)]
+        except ValueError:
+            raise KeyError(name) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def items(self) -> Iterable[tuple[str, int]]:  # type: ignore[override]
+        return zip(self._names, self._counts, strict=True)
+
+    def values(self) -> Iterable[int]:  # type: ignore[override]
+        return iter(self._counts)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return len(self) == len(other) and dict(self.items()) == dict(other.items())
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"References({dict(self.items())!r})"

@@ -2,8 +2,9 @@
 names it references, and the fixed parts of its string literals (to find the code behind a
 pasted error message). Works for any grammar whose definitions carry a `name` field, the
 convention tree-sitter grammars share. The nodes are found by one tree-sitter query (in C);
-Python sees only those, not every node of the tree. Names and the parts of literals are
-interned: files repeat them, and the map keeps one copy of each (as the cache's reader does)."""
+Python sees only those, not every node of the tree. Names and stems are interned: files
+repeat them, and the map keeps one copy of each (as the cache's reader does); the parts of
+literals are not (seldom repeated, they are packed in one string per file, `Literals`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,14 @@ from operator import attrgetter, itemgetter
 from tree_sitter import Node, QueryCursor
 
 from swetui.engine.symbols import node_kinds as kinds
-from swetui.engine.symbols.compact import EMPTY, Literal, Literals, StemSet, stem_set
+from swetui.engine.symbols.compact import (
+    EMPTY,
+    Literal,
+    Literals,
+    References,
+    StemSet,
+    stem_set,
+)
 from swetui.engine.symbols.languages import parser_for
 from swetui.engine.symbols.source_encoding import as_utf8
 from swetui.engine.symbols.stem_memo import identifier_stems, text_stems
@@ -71,11 +79,14 @@ class FileSymbols:
     language: str
     lines: int
     definitions: list[Definition] = field(default_factory=list)
-    references: dict[str, int] = field(default_factory=dict)
+    references: References = field(default_factory=References)
+    """How often it names each name (a dict given is packed)."""
     literals: Literals = field(default_factory=Literals)
     """(line, fixed parts) of each string literal, placeholders taken out."""
 
     def __post_init__(self) -> None:
+        if type(self.references) is not References:
+            self.references = References(self.references)
         if type(self.literals) is not Literals:
             self.literals = Literals(self.literals)
 
@@ -209,8 +220,7 @@ def _fragments(node: Node) -> list[str]:
         parts = [_text(node).strip("'\"`")]
     fixed: list[str] = []
     for part in parts:
-        fixed.extend(sys.intern(piece) for piece in _PLACEHOLDER.split(part[:MAX_LITERAL])
-                     if piece.strip())
+        fixed.extend(piece for piece in _PLACEHOLDER.split(part[:MAX_LITERAL]) if piece.strip())
     return fixed
 
 
@@ -334,12 +344,13 @@ class _Reader:
             index = bisect_left(starts, first)
             if index < len(starts) and starts[index] == first:
                 owners[index] = _SKIPPED
-        references = self.symbols.references
+        references: dict[str, int] = {}
         counted = Counter(text for text, owner in zip(texts, owners, strict=True)
                           if owner != _SKIPPED)
         for raw, count in counted.items():
             name = sys.intern(raw.decode("utf-8", "replace"))
             references[name] = references.get(name, 0) + count
+        self.symbols.references = References(references)
         used: list[dict[bytes, None]] = [{} for _ in self.spans]
         for text, owner in zip(texts, owners, strict=True):
             if owner >= 0:
