@@ -25,7 +25,7 @@ from swetui.engine.symbols.lookup import (
     Relevance,
     described,
 )
-from swetui.engine.symbols.name_lookup import named_calls, resolve
+from swetui.engine.symbols.name_lookup import names_in, resolve
 from swetui.engine.symbols.neighbours import (
     PASTED_ERROR,
     callees,
@@ -111,9 +111,10 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
                          if not any(f in " ".join(line.lower().split()) for f in fragments))
         scores = Relevance(index, text, near=near)
     pasted = PASTED_ERROR.search(text) is not None
-    for parts, called in named_calls(text):
-        dotted = ".".join(parts)
-        for rel, definition in resolve(index, parts, called=called):
+    for name in names_in(text):
+        dotted = ".".join(name.parts)
+        for rel, definition in resolve(index, name.parts, called=name.called,
+                                       capitals=name.capitals):
             hits.append(Hit(rel, definition, definition.start, 100.0,
                             f"{definition.qualname}, named in the request"
                             if definition.qualname != dotted else "named in the request",

@@ -1,7 +1,7 @@
 """Which definition a name in a request stands for, when the words could name several or none:
 a dotted name names its last part or nothing (`index.html` is a file, not `index`), a word in
-capitals alone is prose (`URL`), a bare call (`evolve()`) is a function's, and a bare name
-defined in many places (`get`) names none of them."""
+capitals alone is prose (`URL`) or a constant (`LIMIT`), a bare call (`evolve()`) is a
+function's, and a bare name defined in many places (`get`) names none of them."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ def index(request):
     return render(request, "front")
 ''',
     "shop/urls.py": '''\
+LIMIT = 20
+"""Redirects followed at most."""
+
+
 class URL:
     """A parsed address."""
 
@@ -78,6 +82,8 @@ def test_a_word_in_capitals_alone_is_prose_unless_written_as_code(tmp_path: Path
     index = _index(tmp_path)
     assert _named(index, "When a redirect has no host, how is the next URL worked out?") == []
     assert _named(index, "How does `URL` keep the text it was given?") == ["URL"]
+    # a constant's name is written in capitals: it is meant
+    assert _named(index, "Who reads LIMIT when following redirects?") == ["LIMIT"]
 
 
 def test_a_bare_call_names_the_function_not_a_method(tmp_path: Path) -> None:

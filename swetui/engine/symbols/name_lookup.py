@@ -5,6 +5,7 @@ of prose (`URL`, `the Authorization header`) is none."""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.lookup import file_weight
@@ -29,7 +30,7 @@ def _looks_like_name(token: str, start: int, text: str, backticked: bool) -> boo
     if any(c.isupper() for c in core[1:]) and any(c.islower() for c in core):
         return True  # CamelCase
     if core.isupper():
-        return False  # `URL`, `UUID`, `EDITOR` alone: an acronym or a word of prose
+        return False  # `URL`, `UUID` alone: an acronym or a word of prose (`capitals`)
     if core[:1].isupper() and core.lower() not in STOP_WORDS:
         before = text[:start].rstrip()
         if _DETERMINER.search(before):
@@ -38,16 +39,28 @@ def _looks_like_name(token: str, start: int, text: str, backticked: bool) -> boo
     return False
 
 
+class Name(NamedTuple):
+    """A name the request mentions."""
+
+    parts: list[str]
+    """Its dotted parts."""
+    called: bool
+    """Written as a call (`evolve()`)."""
+    capitals: bool
+    """A word in capitals alone, not written as code (`URL`, `NOTHING`): prose, or the
+    name of a constant."""
+
+
 def named(text: str) -> list[list[str]]:
     """Dotted names the request mentions, each split into its parts."""
-    return [parts for parts, _called in named_calls(text)]
+    return [name.parts for name in names_in(text)]
 
 
-def named_calls(text: str) -> list[tuple[list[str], bool]]:
-    """Dotted names the request mentions, each split into its parts, and whether it is
-    written as a call (`evolve()`)."""
+def names_in(text: str) -> list[Name]:
+    """The names the request mentions."""
     found: list[list[str]] = []
     calls: set[str] = set()
+    capitals: set[str] = set()
     for match in _NAME.finditer(text):
         backticked = match.group(1) is not None
         token = (match.group(1) or match.group(2) or "").strip().removesuffix("()")
@@ -55,15 +68,17 @@ def named_calls(text: str) -> list[tuple[list[str], bool]]:
             continue
         called = match.group(3) is not None  # `confirm()`
         if not called and not _looks_like_name(token, match.start(), text, backticked):
-            continue
+            if not (token.isupper() and token.isidentifier() and len(token) > 1):
+                continue
+            capitals.add(token)
         parts = token.split(".")
         if parts not in found:
             found.append(parts)
         if called or backticked and match.group(1).strip().endswith("()"):
             calls.add(token)
     qualifiers = {parts[0] for parts in found if len(parts) > 1}  # `URL` beside `URL.join`
-    return [(parts, ".".join(parts) in calls) for parts in found
-            if len(parts) > 1 or parts[0] not in qualifiers]
+    return [Name(parts, ".".join(parts) in calls, ".".join(parts) in capitals)
+            for parts in found if len(parts) > 1 or parts[0] not in qualifiers]
 
 
 def _rank_key(index: SymbolIndex, rel: str) -> float:
@@ -78,15 +93,16 @@ def _instance_of(variable: str, qualname: str) -> bool:
         variable.replace("_", "").lower() == owner.replace("_", "").lower()
 
 
-def resolve(index: SymbolIndex, parts: list[str], *, called: bool = False
-            ) -> list[tuple[str, Definition]]:
+def resolve(index: SymbolIndex, parts: list[str], *, called: bool = False,
+            capitals: bool = False) -> list[tuple[str, Definition]]:
     """Definitions a dotted name refers to: `Client.send` → the `send` of class `Client`;
     `httpx.InvalidURL` → `InvalidURL` when no `httpx` class has it. A dotted name names its
     last part or nothing: `index.html` is a file, not `index`; `params.set` whose `set` no
     `params` holds is a call on a variable, not `params`. A bare name written as a call
     (`called`, `evolve()`) names a function when the source has one: a method is called
-    on an object. A bare name with more definitions than MAX_PER_NAME (`get`) says nothing
-    about which is meant."""
+    on an object. A word in capitals alone (`capitals`: `URL`, `NOTHING`) names a constant
+    or nothing: as a class's name it is as likely an acronym of prose. A bare name with
+    more definitions than MAX_PER_NAME (`get`) says nothing about which is meant."""
     name = parts[-1]
     candidates = index.by_name.get(name, [])
     qualifier = parts[:-1]
@@ -113,6 +129,8 @@ def resolve(index: SymbolIndex, parts: list[str], *, called: bool = False
     if any(not rel.endswith(".pyi") for rel, _d in candidates):
         # a stub declares what the module implements: the implementation is meant
         candidates = [(rel, d) for rel, d in candidates if not rel.endswith(".pyi")]
+    if capitals:
+        candidates = [(rel, d) for rel, d in candidates if d.kind == "constant"]
     if not qualifier:
         if len({(rel, d.qualname) for rel, d in candidates}) > MAX_PER_NAME:
             return []
