@@ -23,6 +23,7 @@ from swetui.engine.payloads import FilePayload, GrepPayload, ShortlistPayload
 from swetui.engine.retrieval_grep import SCAN_SECONDS, grep, listing
 from swetui.engine.retrieval_shortlist import Places, shortlist
 from swetui.engine.retrieval_spans import FoundHits, Keep, found_hits, span_title, symbol_spans
+from swetui.engine.retrieval_wrappers import follow_wrappers
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import Span
 from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
@@ -211,7 +212,8 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         if symbols is not None and semantic is not None else None
     if symbols is not None:
         prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
-        mapped = keep(found_hits(symbols, prose, named, ranker, weights))
+        mapped = follow_wrappers(root, symbols, keep(found_hits(symbols, prose, named, ranker,
+                                                                 weights)), excluded)
         found_spans = list(symbol_spans(root, symbols, prose, mapped, exclude=excluded))
         places = shortlist(root, symbols, mapped, excluded)
     spanned = {span.path for span, _body in found_spans}
