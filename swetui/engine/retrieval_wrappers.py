@@ -16,14 +16,20 @@ from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.lookup import Hit, file_weight
 from swetui.engine.symbols.symbol_map import SymbolIndex
 
+MAX_WRAPPER_CHARS = 4_000
+"""A definition longer than this is no wrapper and is not parsed (a pathological one, a
+100,000-deep expression, would exhaust the parser's recursion or memory)."""
+
 
 def called_name(definition: Definition, lines: list[str]) -> str | None:
     """The name a Python function's whole code returns a call of (`return _asdict(…)` →
     `_asdict`), past its docstring; None for any other code."""
-    source = textwrap.dedent("\n".join(lines[definition.start - 1:definition.end]))
+    source = "\n".join(lines[definition.start - 1:definition.end])
+    if len(source) > MAX_WRAPPER_CHARS:
+        return None
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     function = tree.body[0] if len(tree.body) == 1 else None
     if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):

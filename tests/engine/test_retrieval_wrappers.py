@@ -69,3 +69,14 @@ def test_only_a_call_of_the_same_name_is_a_wrapper(tmp_path: Path) -> None:
     target = wrapped(index, rel, by_name["asdict"], lines)
     assert target is not None and target[0] == "records/_funcs.py"
     assert wrapped(index, rel, by_name["astuple"], lines) is None  # it calls another name
+
+
+def test_a_pathological_definition_is_no_wrapper_and_breaks_nothing(tmp_path: Path) -> None:
+    (tmp_path / "deep.py").write_text(
+        'def asdict(inst):\n    return asdict(' + "-" * 100_000 + '1)\n')
+    symbols = SymbolMap(tmp_path)
+    symbols.build()
+    index = symbols.index()
+    found = retrieve(tmp_path, "asdict() on a record?", ContextEngine(), turn=1,
+                     symbols=index, semantic=None)
+    assert [item.source.path for item in found.items] == ["deep.py"], found.summary
