@@ -125,3 +125,17 @@ def test_git_works_in_a_worktree_and_a_planted_git_file_opens_nothing(
     (projects / ".git").write_text(f"gitdir: {main / '.git'}\n")
     code, out = confined(projects, "cat $(sed 's/gitdir: //' .git)/secret-note")
     assert KEY not in out
+
+
+def test_a_project_on_path_opens_only_its_bin(projects: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """`~/src/other/bin` on PATH is a project with scripts, not a toolchain: its `bin/`
+    runs, the rest of it (billing.py and its key) stays unread. A venv's `bin/` on PATH
+    opens the venv (its lib/ is needed)."""
+    other = projects.parent / "other"
+    (other / "bin").mkdir()
+    (other / "bin" / "hello").write_text("#!/bin/sh\necho hello from other\n")
+    (other / "bin" / "hello").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{other}/bin{os.pathsep}{os.environ['PATH']}")
+    code, out = confined(projects, "hello; cat ../other/billing.py")
+    assert "hello from other" in out and KEY not in out, out

@@ -120,3 +120,18 @@ async def test_retrieval_never_sends_a_hard_link_of_a_secret(tmp_path: Path) -> 
         assert "DEPLOY.md" in sent and KEY not in sent
     finally:
         await session.aclose()
+
+
+@pytest.mark.parametrize("command", ["cat ../other/billing.py", "ls ..", "head ../../x.txt",
+                                     "grep -r KEY ../other", "wc -l /srv/app/settings.py"])
+def test_reading_outside_what_the_sandbox_reads_is_not_harmless(command: str,
+                                                                tmp_path: Path) -> None:
+    """Without a sandbox, the reader allows what the kernel would: the workspace, the
+    system and the toolchains; another project's files ask (their secrets have no rule's
+    name: `billing.py` holding a key)."""
+    root = tmp_path / "projects" / "app"
+    root.mkdir(parents=True)
+    (tmp_path / "projects" / "other").mkdir()
+    (tmp_path / "projects" / "other" / "billing.py").write_text(f"STRIPE = '{KEY}'\n")
+    assert not is_harmless(command, str(root))
+    assert is_harmless("cat /etc/os-release && ls && echo ..", str(root))

@@ -60,7 +60,7 @@ def readable_paths(workspace: str, environ: Mapping[str, str] | None = None,
             found.append(entry)
             parent = os.path.dirname(entry.rstrip("/"))
             if os.path.basename(entry.rstrip("/")) in ("bin", "shims") and \
-                    not _shared(parent, home):
+                    _toolchain(parent, home):
                 found.append(parent)  # a toolchain's bin/: its lib/ is beside it
     found += [env[name] for name in TOOLCHAIN_VARIABLES
               if os.path.isabs(env.get(name, "")) and not _shared(env[name], home)]
@@ -72,6 +72,20 @@ def readable_paths(workspace: str, environ: Mapping[str, str] | None = None,
         if os.path.exists(real) and real != "/" and real not in kept:
             kept.append(real)
     return kept
+
+
+def _toolchain(prefix: str, home: str) -> bool:
+    """Whether the directory above a `bin/` on PATH is a toolchain's prefix (a venv, a
+    conda env, or inside the system or a home toolchain), not a project that happens to
+    have a `bin/` (its other files may be anyone's secrets: only its `bin/` is granted)."""
+    if _shared(prefix, home):
+        return False
+    if any(os.path.exists(os.path.join(prefix, mark)) for mark in ("pyvenv.cfg", "conda-meta")):
+        return True
+    real = os.path.realpath(prefix)
+    roots = [*SYSTEM_ROOTS, *(os.path.join(home, name) for name in HOME_TOOLCHAINS)]
+    return any(real.startswith(os.path.realpath(root).rstrip("/") + "/") or
+               real == os.path.realpath(root) for root in roots)
 
 
 def _shared(path: str, home: str) -> bool:

@@ -15,7 +15,9 @@ HOME_SECRETS = (*sorted(CREDENTIAL_DIRS), ".config/gcloud", ".config/gh", ".conf
                 ".gradle/gradle.properties", ".vault-token", ".bash_history", ".zsh_history",
                 ".python_history", ".psql_history", ".mysql_history", ".local/share/keyrings",
                 ".cache/huggingface/token", ".huggingface/token", ".config/pip",
-                ".config/uv", ".pip/pip.conf", ".config/git/credentials")
+                ".config/uv", ".pip/pip.conf", ".config/git/credentials", ".gem/credentials",
+                ".nuget/NuGet/NuGet.Config", ".cabal/config", ".stack/config.yaml",
+                ".cache/keyring", ".local/share/python_keyring")
 """Credential files and directories in the user's home, covered inside the sandbox."""
 
 

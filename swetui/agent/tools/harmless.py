@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from swetui.agent.sandbox import SecretFiles, WorkspaceTooLarge, secret_files
+from swetui.agent.sandbox.readable import readable_paths
 from swetui.agent.sandbox.scan import WorkspaceScan
 from swetui.agent.tools.commands import PLACEHOLDER, CommandReader, Segment, split_commands
 
@@ -94,16 +95,25 @@ MAX_SEARCHED_FILES = 100_000
 it, the search asks."""
 
 
-def _reads_secret(segment: Segment, root: str, rule: SecretFiles) -> bool:
+NO_FILE_ARGUMENTS = frozenset({"echo", "printf", "date", "whoami", "id", "uname", "true",
+                               "false", "pwd", "which", "basename", "dirname"})
+"""Programs whose arguments are words, not files they read."""
+
+
+def _reads_secret(segment: Segment, root: str, rule: SecretFiles,
+                  readable: list[str]) -> bool:
     """Whether an argument or an input redirect names, globs to, links to or (`rev:path`)
-    points at a secret file, or a recursive search would read one (`rule`: the
-    workspace's secret files, by name, target and inode)."""
+    points at a secret file or a place outside the workspace that the sandbox would not
+    let a command read either (`readable`: another project, a home), or a recursive
+    search would read one (`rule`: the workspace's secret files, by name, target and
+    inode)."""
     for arg in [*segment.words[1:], *(target for op, target in segment.redirects if op == "<")]:
         if arg.startswith("-"):
             continue
         path = arg.split(":", 1)[1] if segment.name == "git" and ":" in arg else arg
         path = os.path.expanduser(path)
-        if rule.path(path):
+        if rule.path(path) or (segment.name not in NO_FILE_ARGUMENTS
+                               and not _readable(os.path.join(root, path), readable)):
             return True
         if GLOB.search(path):
             if os.path.isabs(path) or path.startswith(".."):
@@ -119,6 +129,11 @@ def _reads_secret(segment: Segment, root: str, rule: SecretFiles) -> bool:
     directories = [os.path.join(root, a) for a in segment.words[1:]
                    if not a.startswith("-") and os.path.isdir(os.path.join(root, a))]
     return any(_has_secrets(directory, rule) for directory in directories or [root])
+
+
+def _readable(path: str, readable: list[str]) -> bool:
+    real = os.path.realpath(path)
+    return any(real == place or real.startswith(place.rstrip("/") + "/") for place in readable)
 
 
 def _has_secrets(directory: str, rule: SecretFiles) -> bool:
@@ -151,6 +166,7 @@ def is_harmless(command: str, root: str) -> bool:
     if not segments or not all(_segment_harmless(segment) for segment in segments):
         return False
     rule = secret_files(root)  # its walk is shared and incremental
-    if any(_reads_secret(segment, root, rule) for segment in segments):
+    readable = [os.path.realpath(root), *readable_paths(root)]
+    if any(_reads_secret(segment, root, rule, readable) for segment in segments):
         return False
     return CommandReader(root).danger(command) is None
