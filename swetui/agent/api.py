@@ -58,6 +58,7 @@ from swetui.agent.policy import protection
 from swetui.agent.project_init import InitOutcome, MemoryExists, write_project_memory
 from swetui.agent.rules import Scope as RuleScope
 from swetui.agent.rules import WorkspaceRules
+from swetui.agent.sandbox import secret_files
 from swetui.agent.spending import SpendCheck, SpendingCap, SpendingPrompt
 from swetui.agent.stats import SessionStats
 from swetui.agent.tools.base import ToolError, ToolResult
@@ -91,7 +92,7 @@ from swetui.engine.workspace import Workspace
 from swetui.providers.usage import Usage as Usage
 from swetui.providers.usage import usage_line as usage_line
 
-__all__ = ["InitOutcome", "MemoryExists", "write_project_memory", 
+__all__ = ["InitOutcome", "MemoryExists", "write_project_memory", "secret_files",
     # the session and the events it publishes
     "AgentEvent", "Session", "CompactionTrigger", "SessionStats",
     "AnswerChunk", "CommandShown", "CompactionNotice", "ModelCallFinished", "ModelCallStarted",

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from swetui.agent.sandbox import secret_files
 from swetui.agent.tools.workspace import resolve_inside
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.payloads import FilePayload
 from swetui.engine.sources import read_text_file
-from swetui.files import read_error
+from swetui.files import SecretFile, read_error
 
 ADD_PATH_MAX_BYTES = 256_000
 
@@ -23,9 +24,12 @@ def add_workspace_file(engine: ContextEngine, root: Path, path: str) -> ContextI
         raise ValueError(f"{path}: no such file in the workspace")
     if target.is_dir():
         raise ValueError(f"{path}: is a directory; name a file")
+    secrets = secret_files(root)  # by its name, its target, or the file opened
     try:
+        if secrets(relative, walked=True):
+            raise SecretFile(relative)
         loaded = read_text_file(target, ADD_PATH_MAX_BYTES, name=relative,
-                                follow_symlinks=False)
+                                follow_symlinks=False, refuse=secrets.opened)
     except OSError as exc:
         raise ValueError(read_error(relative, exc)) from None
     if loaded is None:

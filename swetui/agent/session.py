@@ -137,7 +137,7 @@ class AgentSession:
             provider = provider_for(model, env, settings)
         workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
                                    resume=options.resume, continue_last=options.continue_last,
-                                   origin=options.origin)
+                                   origin=options.origin, secrets=secret_files(root))
         workspace.notices.extend(workspace_notices(root))
         if STORE.notice:
             workspace.notices.append(STORE.notice)
@@ -277,7 +277,7 @@ class AgentSession:
 
     def refresh_item(self, item_id: str) -> ContextItem:
         """Re-read a stale item's file on the user's request."""
-        return refresh(self.engine, self.root, item_id)
+        return refresh(self.engine, self.root, item_id, secret_files(self.root))
 
     def rules(self) -> list[tuple[RuleScope, ApprovalRule]]:
         """Remembered approval rules, numbered from 1 in this order: session, then workspace."""
@@ -361,7 +361,7 @@ class AgentSession:
         """Follow file changes until cancelled: items of changed files update at once
         (tool results that showed them turn stale). Run it in a background worker."""
         watcher = WorkspaceWatcher(
-            self.root, self.engine,
+            self.root, self.engine, secrets=secret_files(self.root),
             on_change=lambda rels: self.background.spawn(self.repo_map.changed(rels)))
         try:
             await watcher.run()

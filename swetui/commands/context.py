@@ -19,6 +19,7 @@ from swetui.agent import (
     format_cost,
     last_turn_usage,
     restore_figures,
+    secret_files,
 )
 from swetui.commands.mcp import mcp_statuses, server_report
 from swetui.engine.budget import Budget
@@ -80,7 +81,8 @@ def show_context(options: LaunchOptions, *, as_json: bool) -> int:
     root, settings = settings_for(options)
     model = resolve_model(options.model, os.environ, settings.model)
     workspace = open_workspace(root, settings, TOOL_SCHEMAS, model=model,
-                               resume=options.resume, continue_last=options.continue_last)
+                               resume=options.resume, continue_last=options.continue_last,
+                               secrets=secret_files(root))
     workspace.notices.extend(workspace_notices(root))
     engine = workspace.engine
     servers = asyncio.run(mcp_statuses(root, settings, engine))  # their tools are items too

@@ -20,7 +20,7 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.payloads import FilePayload, ItemPayload, ShortlistPayload
 from swetui.engine.sources import MEMORY_MAX_BYTES, LoadedText, read_workspace_text
-from swetui.files import TOOL_DIRS, NotRegularFile
+from swetui.files import TOOL_DIRS, NotRegularFile, SecretFile, SecretRule
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +67,11 @@ def _stale(engine: ContextEngine, item: ContextItem, note: str) -> None:
                   reason=f"stale: {note}")
 
 
-def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool) -> list[str]:
-    """Bring the items that reference `rel` up to date with the disk; returns their ids."""
+def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool,
+                 secrets: SecretRule | None = None) -> list[str]:
+    """Bring the items that reference `rel` up to date with the disk; returns their ids.
+    A file that is now a secret (`secrets`: by its name, its target, or the file opened: a
+    hard link of `.env` put in its place) is not read again: its items turn stale."""
     touched = []
     for item in engine.by_source(rel):
         if item.kind is ItemKind.TOOL_CALL:
@@ -82,7 +85,7 @@ def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool) 
                    "it was retrieved")
             touched.append(item.id)
         elif item.kind in REREAD_KINDS and item.state is not ItemState.DROPPED:
-            if _reread(engine, root, item, deleted=deleted):
+            if _reread(engine, root, item, deleted=deleted, secrets=secrets):
                 touched.append(item.id)
     for item in engine:  # a shortlist's lines point into several files: its line numbers moved
         if (isinstance(item.payload, ShortlistPayload) and rel in item.payload.paths
@@ -93,7 +96,8 @@ def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool) 
     return touched
 
 
-def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bool) -> bool:
+def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bool,
+            secrets: SecretRule | None) -> bool:
     path = root / (item.source.path or "")
     if deleted or not path.exists():
         _stale(engine, item, "deleted on disk")
@@ -102,7 +106,7 @@ def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bo
         _stale(engine, item, "changed on disk; your edit is kept")
         return True
     try:
-        loaded = read_workspace_text(root, item.source.path or "", _max_bytes(item))
+        loaded = _read_again(root, item, secrets)
     except NotRegularFile as exc:
         _stale(engine, item, f"now {exc.kind}; not read")
         return True
@@ -126,6 +130,15 @@ def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bo
     return True
 
 
+def _read_again(root: Path, item: ContextItem, secrets: SecretRule | None) -> LoadedText | None:
+    """The item's file as it is now, unless it is now a secret (SecretFile, an OSError)."""
+    rel = item.source.path or ""
+    if secrets is not None and secrets(rel):
+        raise SecretFile(rel)
+    return read_workspace_text(root, rel, _max_bytes(item),
+                               refuse=secrets.opened if secrets is not None else None)
+
+
 def _file_payload(item: ContextItem, loaded: LoadedText) -> ItemPayload | None:
     """A file item's payload after its file was read again (others keep theirs)."""
     if item.kind is ItemKind.FILE or isinstance(item.payload, FilePayload):
@@ -133,7 +146,8 @@ def _file_payload(item: ContextItem, loaded: LoadedText) -> ItemPayload | None:
     return item.payload
 
 
-def changed_while_closed(engine: ContextEngine, root: Path) -> list[str]:
+def changed_while_closed(engine: ContextEngine, root: Path,
+                         secrets: SecretRule | None = None) -> list[str]:
     """Bring a resumed session's file items up to date with the disk: each file whose
     modification time differs from the one its item recorded (or that is gone) is handled as
     the watcher handles a change (re-read; `read_file` results that showed it turn stale).
@@ -154,11 +168,12 @@ def changed_while_closed(engine: ContextEngine, root: Path) -> list[str]:
             changed[rel] = now is None
     with engine.batch("files changed on disk while swetui was closed"):
         for rel, deleted in changed.items():
-            apply_change(engine, root, rel, deleted=deleted)
+            apply_change(engine, root, rel, deleted=deleted, secrets=secrets)
     return sorted(changed)
 
 
-def refresh(engine: ContextEngine, root: Path, item_id: str) -> ContextItem:
+def refresh(engine: ContextEngine, root: Path, item_id: str,
+            secrets: SecretRule | None = None) -> ContextItem:
     """Re-read a (stale) item's file on the user's request: its content becomes the file as
     it is now and it is sent again. FileNotFoundError when the file is gone."""
     item = engine.get(item_id)
@@ -168,9 +183,11 @@ def refresh(engine: ContextEngine, root: Path, item_id: str) -> ContextItem:
     if not path.exists():
         raise FileNotFoundError(f"{item.source.path} no longer exists; the item stays stale")
     try:
-        loaded = read_workspace_text(root, item.source.path or "", _max_bytes(item))
+        loaded = _read_again(root, item, secrets)
     except NotRegularFile as exc:
         raise ValueError(f"{exc.message}; the item stays stale") from None
+    except SecretFile as exc:
+        raise ValueError(f"{exc.strerror}; the item stays stale") from None
     if loaded is None:
         raise ValueError(f"{item.source.path} is now a binary file; the item stays stale")
     changes: dict[str, object] = {"stale_reason": None}
@@ -193,8 +210,11 @@ class WorkspaceWatcher:
 
     def __init__(self, root: Path, engine: ContextEngine, *, debounce_ms: int = 50,
                  step_ms: int = 20, enabled: bool = True,
-                 on_change: Callable[[list[str]], object] | None = None) -> None:
+                 on_change: Callable[[list[str]], object] | None = None,
+                 secrets: SecretRule | None = None) -> None:
         self.root = Path(os.path.realpath(root))
+        self.secrets = secrets
+        """What must not be read again (the agent's `secret_files`)."""
         self.engine = engine
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
@@ -241,7 +261,8 @@ class WorkspaceWatcher:
             for rel, change in latest.items():
                 deleted = change is Change.deleted and not (self.root / rel).exists()
                 try:
-                    touched += apply_change(self.engine, self.root, rel, deleted=deleted)
+                    touched += apply_change(self.engine, self.root, rel, deleted=deleted,
+                                            secrets=self.secrets)
                 except Exception:  # one odd file must not stop the watcher
                     log.exception("could not apply a change to %s", rel)
         if self.on_change is not None and latest:

@@ -28,6 +28,7 @@ from swetui.engine.store import (
 )
 from swetui.engine.tokens import TokenCounter
 from swetui.engine.watcher import changed_while_closed
+from swetui.files import SecretRule
 from swetui.messages import ToolSchema
 from swetui.paths import WorkspacePaths
 
@@ -90,8 +91,10 @@ class Workspace:
 def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema], *,
                    model: str = "", resume: str | None = None, continue_last: bool = False,
                    persist: bool = True, bus: EventBus | None = None,
-                   counter: TokenCounter | None = None, origin: str | None = None) -> Workspace:
-    """Open `path`: load sources, replay a resumed session, bind the log for new events."""
+                   counter: TokenCounter | None = None, origin: str | None = None,
+                   secrets: SecretRule | None = None) -> Workspace:
+    """Open `path`: load sources, replay a resumed session, bind the log for new events
+    (a resumed file item whose file is now a secret, by `secrets`, is not read again)."""
     root = check_workspace(path)
     paths = WorkspacePaths(root)
     notices: list[str] = []
@@ -119,7 +122,7 @@ def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema]
         replayed = loaded.events
         _replay(engine, loaded.events)
     engine.recorder = lambda item: store.append("item", {"item": item_record(item, blobs)})
-    if loaded is not None and (changed := changed_while_closed(engine, root)):
+    if loaded is not None and (changed := changed_while_closed(engine, root, secrets)):
         shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5
                                           else "")
         notices.append(f"changed on disk since this session was saved: {shown} (re-read; "

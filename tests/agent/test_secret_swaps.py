@@ -103,3 +103,57 @@ async def test_the_read_tools_see_a_hard_link_made_after_an_earlier_read(
     read = await toolbox.run(tool_call("read_file", path="later.txt"))
     found = await toolbox.run(tool_call("grep", pattern="API_KEY", path="."))
     assert read.is_error and KEY not in read.content and KEY not in found.content
+
+
+def test_a_file_item_swapped_for_a_hard_link_of_env_is_not_read_again(tmp_path: Path) -> None:
+    """`config.py` was read into the context; it is replaced by another name of `.env`
+    (or a link to it): the watcher's re-read, a resumed session's and the user's refresh
+    must not put the key in the item (it would be sent with the next request)."""
+    from watchfiles import Change
+
+    from swetui.engine.watcher import WorkspaceWatcher, changed_while_closed, refresh
+
+    root = Path(os.path.realpath(tmp_path))
+    (root / ".env").write_text(f"API_KEY={KEY}\n")
+    (root / "config.py").write_text("DEBUG = True\n")
+    (root / "settings.py").write_text("LEVEL = 1\n")
+    engine = ContextEngine()
+    rule = secret_files(root)
+    for item in retrieve(root, "read config.py and settings.py", engine, turn=1,
+                         exclude=rule, semantic=None).items:
+        engine.add(item, reason="retrieved")
+    os.unlink(root / "config.py")
+    os.link(root / ".env", root / "config.py")
+    os.unlink(root / "settings.py")
+    os.symlink(".env", root / "settings.py")
+    watcher = WorkspaceWatcher(root, engine, enabled=False, secrets=rule)
+    watcher.apply([(Change.modified, str(root / "config.py")),
+                   (Change.modified, str(root / "settings.py"))])
+    changed_while_closed(engine, root, rule)
+    for item in list(engine):
+        if item.source.path:
+            try:
+                refresh(engine, root, item.id, rule)
+            except ValueError:
+                pass
+    assert all(KEY not in item.content for item in engine)
+    assert {item.stale_reason for item in engine if item.source.path} != {None}
+
+
+def test_at_path_does_not_add_a_secret_by_any_name(tmp_path: Path) -> None:
+    """`@notes.txt` when notes.txt is another name of `.env`, or `@.env` itself: the key
+    would go to the model with the next request."""
+    import pytest
+
+    from swetui.agent.at_path import add_workspace_file
+
+    root = Path(os.path.realpath(tmp_path))
+    (root / ".env").write_text(f"API_KEY={KEY}\n")
+    os.link(root / ".env", root / "notes.txt")
+    (root / "readme.txt").write_text("hello\n")
+    engine = ContextEngine()
+    for name in ("notes.txt", ".env"):
+        with pytest.raises(ValueError, match="may hold secrets"):
+            add_workspace_file(engine, root, name)
+    assert add_workspace_file(engine, root, "readme.txt").content == "hello\n"
+    assert all(KEY not in item.content for item in engine)
