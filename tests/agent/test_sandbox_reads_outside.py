@@ -139,3 +139,13 @@ def test_a_project_on_path_opens_only_its_bin(projects: Path,
     monkeypatch.setenv("PATH", f"{other}/bin{os.pathsep}{os.environ['PATH']}")
     code, out = confined(projects, "hello; cat ../other/billing.py")
     assert "hello from other" in out and KEY not in out, out
+
+
+def test_a_bin_on_path_that_leads_to_the_home_opens_nothing(
+        projects: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = projects.parent
+    (home / "bin").symlink_to(home)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", f"{home}/bin{os.pathsep}{os.environ['PATH']}")
+    code, out = confined(projects, "cat ../other/billing.py")
+    assert KEY not in out, out

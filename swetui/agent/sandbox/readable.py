@@ -26,7 +26,7 @@ ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
                "/etc/ssl/private", "/etc/letsencrypt", "/etc/wireguard", "/etc/kubernetes",
                "/etc/docker", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
                "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
-               "/etc/credstore", "/etc/credstore.encrypted", "/run/secrets")
+               "/etc/credstore", "/etc/credstore.encrypted", "/etc/environment", "/run/secrets")
 """Secrets inside the granted system (root can read them: CI runs as root), covered."""
 HOME_TOOLCHAINS = (".cargo", ".rustup", ".pyenv", ".nvm", ".fnm", ".volta", ".bun", ".deno",
                    ".rbenv", ".gem", ".sdkman", ".asdf", ".conda", "miniconda3", "anaconda3",
@@ -64,6 +64,7 @@ def readable_paths(workspace: str, environ: Mapping[str, str] | None = None,
                 found.append(parent)  # a toolchain's bin/: its lib/ is beside it
     found += [env[name] for name in TOOLCHAIN_VARIABLES
               if os.path.isabs(env.get(name, "")) and not _shared(env[name], home)]
+    found = [path for path in found if not _shared(path, home)]  # a bin/ linked to the home
     found += worktree_git_dirs(workspace)
     found += [path for path in extra if os.path.isabs(path)]
     kept: list[str] = []

@@ -168,8 +168,9 @@ async def run_command(command: str, cwd: str, timeout: float,
                      "unconfined).]")
     if denied:
         notes.append("[it ran in the sandbox, which may have blocked it: writes outside the "
-                     "workspace, into .git/ or .swetui/, reading secret files and the network "
-                     "are not allowed there]")
+                     "workspace, into .git/ or .swetui/, reading secret files, reading outside "
+                     "the workspace other than the system and toolchains (the user can add "
+                     "places with sandbox_read), and the network are not allowed there]")
     body = text.rstrip("\n") or "(no output)"
     return ToolResult(content=f"$ {command}\n{body}\n" + "\n".join(notes),
                       is_error=timed_out or code != 0, summary=summary,
