@@ -15,10 +15,8 @@ from hypothesis import HealthCheck, settings
 
 import swetui
 
-# pytest keeps the test modules it rewrote for their asserts as bytecode, unless Python is told
-# not to write any (PYTHONDONTWRITEBYTECODE, set on this development machine): then every
-# worker of every run rewrites all ~180 of them again, 4-5 s of CPU each. Set here, before the
-# test modules are imported; nothing else is written but their bytecode (in __pycache__/).
+# Bytecode is written for the modules pytest rewrites: see tests/keep_bytecode.py, loaded first
+# (addopts). Set here again for a run that replaced addopts.
 sys.dont_write_bytecode = False
 
 
