@@ -30,12 +30,20 @@ LABEL_PREFIX = "[redacted: "
 
 
 SECRET_TOKENS = frozenset({"PAT", "PWD", "PASS", "PASSPHRASE", "AUTH", "DSN", "COOKIE",
-                           "APIKEY", "PRIVATE", "CREDENTIALS"})
+                           "APIKEY", "PRIVATE", "CREDENTIALS", "JWT", "WEBHOOK", "SK", "BEARER"})
 """Whole `_`-separated parts of a name that mark a credential (GITHUB_PAT, MYSQL_PWD,
 SMTP_PASS, SENTRY_DSN); whole parts, so PATH and PASSWD_FILE-like names are not caught by
 accident, and PWD/OLDPWD themselves are the working directory."""
-URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@")
-"""A URL carrying a user and password (DATABASE_URL=postgres://app:hunter2@db/app)."""
+URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@")
+"""A URL carrying a password, with or without a user (DATABASE_URL=postgres://app:hunter2@db,
+REDIS_URL=redis://:hunter2@cache)."""
+TOKEN_VALUES = re.compile(
+    r"(?:sk-ant-|sk-proj-|sk_live_|sk_test_|rk_live_|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-"
+    r"|xox[abprs]-|hf_|npm_|pypi-)[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.|https://hooks\.slack\.com/services/")
+"""Values that are credentials whatever the variable is called: well-known key and token
+formats (Anthropic, OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, PyPI, AWS,
+Google), a JWT, a Slack webhook."""
 
 
 def _named_secret(upper: str) -> bool:
@@ -50,7 +58,11 @@ def is_secret_name(name: str, value: str | None = None) -> bool:
     names, provider settings, and any variable whose value is a URL with a password."""
     upper = name.upper()
     return _named_secret(upper) or upper.startswith(SECRET_PREFIXES) or \
-        (value is not None and URL_CREDENTIALS.search(value) is not None)
+        (value is not None and _secret_value(value))
+
+
+def _secret_value(value: str) -> bool:
+    return URL_CREDENTIALS.search(value) is not None or TOKEN_VALUES.search(value) is not None
 
 
 def names_a_place(name: str) -> bool:
@@ -62,7 +74,7 @@ def is_credential_name(name: str, value: str | None = None) -> bool:
     """True for variables whose values are redacted: credentials, not base URLs or paths."""
     upper = name.upper()
     return upper in PROVIDER_KEYS or (_named_secret(upper) and not names_a_place(upper)) or \
-        (value is not None and URL_CREDENTIALS.search(value) is not None)
+        (value is not None and _secret_value(value))
 
 
 class SecretStore:

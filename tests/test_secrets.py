@@ -77,6 +77,24 @@ def test_credentials_under_other_names_are_kept_from_commands() -> None:
         assert env[name] == environ[name], name
 
 
+def test_credentials_known_by_their_value_are_kept_from_commands() -> None:
+    """Found attacking: a CI job's JWT, a Redis URL with a password and no user, a Slack
+    webhook and a Stripe key under names no word rule knows reached every command."""
+    from swetui.agent.tools.shell import scrubbed_environment
+
+    environ = {"CI_JOB_JWT": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqb2IifQ.c2lnbmF0dXJl",
+               "REDIS_URL": "redis://:hunter2hunter2@cache:6379/0",
+               "SLACK_HOOK": "https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXX",
+               "STRIPE_SK": "sk_live_0123456789abcdefABCDEF", "BILLING": "sk_live_" + "a" * 24,
+               "PATH": "/usr/bin", "LANG": "C.UTF-8", "SITE_URL": "https://example.com/x",
+               "EDITOR": "vim", "COMMIT": "eyJustAWord"}
+    env = scrubbed_environment(environ)
+    assert set(env) >= {"PATH", "LANG", "SITE_URL", "EDITOR", "COMMIT"}
+    assert not {"CI_JOB_JWT", "REDIS_URL", "SLACK_HOOK", "STRIPE_SK", "BILLING"} & set(env)
+    store = SecretStore(environ)
+    assert store.redact("token " + environ["BILLING"]) == "token [redacted: BILLING]"
+
+
 def test_variables_that_name_a_place_are_neither_held_nor_redacted():
     from swetui.handover import secret_variables
 
