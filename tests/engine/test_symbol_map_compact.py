@@ -74,6 +74,10 @@ def test_packed_references_answer_as_the_dict(counts: dict[str, int], probe: str
     assert packed == counts and packed == References(counts.items())
     assert (probe in packed) == (probe in counts)
     assert packed.get(probe) == counts.get(probe)
+    assert References.from_columns(list(packed), packed.values()) == packed  # as the cache reads
+    if counts:  # a row naming one name twice was not written by the map
+        with pytest.raises(ValueError):
+            References.from_columns([*packed, next(iter(packed))], [*packed.values(), 1])
 
 
 def _workspace(tmp_path: Path) -> Path:

@@ -112,8 +112,7 @@ def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
     if len(names) != len(counts):
         raise ValueError("references and counts differ in length")
     symbols = FileSymbols(path=rel, language=language, lines=int(lines), definitions=found,
-                          references=References(zip(map(text, names), map(int, counts),
-                                                    strict=True)),
+                          references=References.from_columns(map(text, names), counts),
                           literals=Literals.from_columns(literal_lines, literal_counts,
                                                          literal_lengths, literal_text))
     _check_numbers(symbols, literal_lines)

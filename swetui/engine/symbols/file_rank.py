@@ -53,8 +53,8 @@ def edges_of(files: list[str], by_file: dict[str, FileSymbols],
                   array("d", bytes(8 * len(files))))
     for source, rel in enumerate(files):
         out: dict[int, float] = {}
-        for name, count in by_file[rel].references.items():
-            found = definers.get(name)
+        references = by_file[rel].references  # each name's definers found in C: most have none
+        for found, count in zip(map(definers.get, references), references.values(), strict=True):
             if not found:
                 continue
             if source in found:

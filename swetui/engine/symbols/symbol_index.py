@@ -41,13 +41,15 @@ def build_index(files: dict[str, tuple[FileSymbols, Stamp]]) -> SymbolIndex:
     frequency: Counter[str] = Counter()
     for rel, (symbols, _stamp) in files.items():
         by_file[rel] = symbols
+        said: list[str] = []  # each definition's stems once, counted per file in one call
         for definition in symbols.definitions:
             entries = by_name.get(definition.name)
             if entries is None:
                 by_name[definition.name] = [(rel, definition)]
             else:
                 entries.append((rel, definition))
-            frequency.update(definition.doc | definition.body)
+            said.extend(frozenset(definition.doc).union(definition.body))
+        frequency.update(said)
         index.definitions += len(symbols.definitions)
         for name, count in symbols.references.items():
             referenced[name] = referenced.get(name, 0) + count
