@@ -6,6 +6,7 @@ map's spans, its grep), or the hard link is made after swetui gathered the secre
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from swetui.agent.sandbox import secret_files
@@ -157,3 +158,19 @@ def test_at_path_does_not_add_a_secret_by_any_name(tmp_path: Path) -> None:
             add_workspace_file(engine, root, name)
     assert add_workspace_file(engine, root, "readme.txt").content == "hello\n"
     assert all(KEY not in item.content for item in engine)
+
+
+async def test_an_edit_cannot_launder_a_hard_link_of_a_secret(make_toolbox: Callable[..., Toolbox],
+                                                              ws_root: Path) -> None:
+    """Found attacking: edit_file on `notes.txt`, another name of `.env`, rewrote it as a
+    new file of that name holding the key, which read_file then returned."""
+    box = make_toolbox("auto")
+    (ws_root / ".env").write_text(f"API_KEY={KEY}\nREGION=eu\n")
+    os.link(ws_root / ".env", ws_root / "notes.txt")
+    edited = await box.run(tool_call("edit_file", path="notes.txt", old="REGION=eu",
+                                     new="REGION=us"))
+    written = await box.run(tool_call("write_file", path="notes.txt", content="x\n"))
+    read = await box.run(tool_call("read_file", path="notes.txt"))
+    assert edited.is_error and written.is_error
+    assert all(KEY not in result.content for result in (edited, written, read))
+    assert (ws_root / ".env").read_text().startswith(f"API_KEY={KEY}")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from swetui.agent.diffs import compute_hunks, diff_stats, unified_diff
 from swetui.agent.events import ActionKind, PendingAction
+from swetui.agent.sandbox import secret_files
 from swetui.agent.sensitive import escape_glob, protected_path_reason
 from swetui.agent.tools.base import EditFileArgs, ToolError, WriteFileArgs
 from swetui.agent.tools.checkpoints import Checkpoints
@@ -23,17 +24,17 @@ from swetui.agent.tools.workspace import (
     decode_text,
     sha256_bytes,
 )
-from swetui.files import NotRegularFile, atomic_write, read_error, read_regular
+from swetui.files import NotRegularFile, SecretFile, atomic_write, read_error, read_regular
 from swetui.messages import ToolCall
 
 EDIT_MAX_BYTES = 8 * 1024 * 1024
 
 
-def _read_existing(real: Path, rel: str, ledger: ReadLedger) -> bytes:
+def _read_existing(ws: WorkspaceFiles, real: Path, rel: str, ledger: ReadLedger) -> bytes:
     if real.is_dir():
         raise ToolError(f"{rel} is a directory, not a file.", summary=f"{rel} is a directory",
                         path=rel)
-    data = _read_regular(real, rel)
+    data = _read_regular(ws, real, rel)
     if ledger.is_stale(real, data):
         raise ToolError(
             f"{rel} changed on disk since you last read it (someone else edited it). Read it "
@@ -42,11 +43,17 @@ def _read_existing(real: Path, rel: str, ledger: ReadLedger) -> bytes:
     return data
 
 
-def _read_regular(real: Path, rel: str) -> bytes:
+def _read_regular(ws: WorkspaceFiles, real: Path, rel: str) -> bytes:
     """The bytes of the regular file `real` (never a FIFO or device: refused without
-    blocking), at most EDIT_MAX_BYTES."""
+    blocking; never another name of a secret file: editing it would copy the secret into
+    a file of that innocent name), at most EDIT_MAX_BYTES."""
     try:
-        data, size = read_regular(real, EDIT_MAX_BYTES + 1, name=rel, follow_symlinks=False)
+        data, size = read_regular(real, EDIT_MAX_BYTES + 1, name=rel, follow_symlinks=False,
+                                  refuse=secret_files(ws.root).opened)
+    except SecretFile:
+        raise ToolError(f"{rel} is another name (hard link) of a secret file; it is not read "
+                        "or changed by the tools.", summary=f"refused: {rel} may hold secrets",
+                        path=rel) from None
     except NotRegularFile as exc:
         raise ToolError(f"{exc.message}. Only regular files can be edited or replaced.",
                         summary=f"refused: {rel} is {exc.kind}", path=rel) from None
@@ -89,7 +96,7 @@ def prepare_edit(ws: WorkspaceFiles, ledger: ReadLedger, call: ToolCall,
     if not real.exists():
         raise ToolError(f"no such file: {rel}. To create a file, use write_file.",
                         summary=f"no such file: {rel}", path=rel)
-    current = decode_text(_read_existing(real, rel, ledger), rel)
+    current = decode_text(_read_existing(ws, real, rel, ledger), rel)
     text = current.text
     old, new = args.old, args.new
     if current.newline == "\r\n":  # the model saw the lines without their '\r'
@@ -142,7 +149,7 @@ def prepare_write(ws: WorkspaceFiles, ledger: ReadLedger, call: ToolCall,
     old: str | None = None
     content = args.content
     if real.exists():
-        current = _lenient(_read_existing(real, rel, ledger), rel)
+        current = _lenient(_read_existing(ws, real, rel, ledger), rel)
         old = current.text
         if current.newline == "\r\n":
             content = content.replace("\r\n", "\n")
@@ -173,7 +180,7 @@ def apply_change(ws: WorkspaceFiles, ledger: ReadLedger, checkpoints: Checkpoint
         if not os.path.lexists(real):
             raise ToolError(f"{rel} was removed while the change waited for approval.",
                             summary=f"refused: {rel} is gone", path=rel)
-        before = _read_regular(real, rel)
+        before = _read_regular(ws, real, rel)
         encoder = decode_text(before, rel) if action.kind == "edit" else _lenient(before, rel)
         if encoder.text != action.old_content:
             raise ToolError(f"{rel} changed on disk while the change waited for approval. Read "
