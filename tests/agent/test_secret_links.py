@@ -135,3 +135,14 @@ def test_reading_outside_what_the_sandbox_reads_is_not_harmless(command: str,
     (tmp_path / "projects" / "other" / "billing.py").write_text(f"STRIPE = '{KEY}'\n")
     assert not is_harmless(command, str(root))
     assert is_harmless("cat /etc/os-release && ls && echo ..", str(root))
+
+
+@pytest.mark.parametrize("command", ["cat /proc/1/environ", "strings /proc/self/environ",
+                                     "grep -a KEY /proc/1/environ", "cat /proc/1/cmdline",
+                                     "cat /etc/shadow", "head /etc/ssl/private/server.key"])
+def test_another_process_or_a_system_secret_is_not_harmless(command: str,
+                                                            tmp_path: Path) -> None:
+    """Found attacking: without a sandbox, `cat /proc/1/environ` ran unasked, and the
+    user's shell's environment holds their API keys (a sandbox has its own /proc)."""
+    assert not is_harmless(command, str(tmp_path))
+    assert is_harmless("cat /proc/cpuinfo && cat /etc/os-release", str(tmp_path))

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from swetui.agent.sandbox import SecretFiles, WorkspaceTooLarge, secret_files
-from swetui.agent.sandbox.readable import readable_paths
+from swetui.agent.sandbox.readable import ETC_SECRETS, readable_paths
 from swetui.agent.sandbox.scan import WorkspaceScan
 from swetui.agent.tools.commands import PLACEHOLDER, CommandReader, Segment, split_commands
 
@@ -131,9 +131,22 @@ def _reads_secret(segment: Segment, root: str, rule: SecretFiles,
     return any(_has_secrets(directory, rule) for directory in directories or [root])
 
 
+PROCESSES = re.compile(r"/proc/(?:\d+|self|thread-self)(?:/|$)")
+"""Other processes' environment, memory and command line: a sandbox sees only its own
+`/proc`; without one, `cat /proc/1/environ` would read the keys of the user's shell."""
+
+
 def _readable(path: str, readable: list[str]) -> bool:
+    """Whether a confined command could read `path` too: inside the workspace, the system
+    or a toolchain, and not a process's files or a secret of the system."""
     real = os.path.realpath(path)
-    return any(real == place or real.startswith(place.rstrip("/") + "/") for place in readable)
+    if PROCESSES.match(real) or any(_under(real, secret) for secret in ETC_SECRETS):
+        return False
+    return any(_under(real, place) for place in readable)
+
+
+def _under(path: str, place: str) -> bool:
+    return path == place or path.startswith(place.rstrip("/") + "/")
 
 
 def _has_secrets(directory: str, rule: SecretFiles) -> bool:
