@@ -146,3 +146,20 @@ def test_another_process_or_a_system_secret_is_not_harmless(command: str,
     user's shell's environment holds their API keys (a sandbox has its own /proc)."""
     assert not is_harmless(command, str(tmp_path))
     assert is_harmless("cat /proc/cpuinfo && cat /etc/os-release", str(tmp_path))
+
+
+def test_git_printing_contents_is_not_harmless_when_git_tracks_a_secret(tmp_path: Path) -> None:
+    """Found attacking: with `.env` committed and changed, `git diff` ran unasked without a
+    sandbox and printed the new key (git reads the working tree itself)."""
+    for root, tracked in ((tmp_path / "careless", ".env"), (tmp_path / "tidy", "app.py")):
+        root.mkdir()
+        (root / tracked).write_text(f"API_KEY={KEY}\n")
+        for args in (["init", "-q"], ["add", tracked],
+                     ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+            subprocess.run(["git", *args], cwd=root, check=True)
+        (root / tracked).write_text(f"API_KEY={KEY}-new\n")
+    for command in ("git diff", "git show HEAD", "git log -p -1", "git blame .env"):
+        assert not is_harmless(command, str(tmp_path / "careless")), command
+    for command in ("git status", "git log --oneline"):
+        assert is_harmless(command, str(tmp_path / "careless")), command
+    assert is_harmless("git diff", str(tmp_path / "tidy"))

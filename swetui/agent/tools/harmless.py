@@ -18,7 +18,9 @@ from pathlib import Path
 from swetui.agent.sandbox import SecretFiles, WorkspaceTooLarge, secret_files
 from swetui.agent.sandbox.readable import ETC_SECRETS, readable_paths
 from swetui.agent.sandbox.scan import WorkspaceScan
+from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tools.commands import PLACEHOLDER, CommandReader, Segment, split_commands
+from swetui.agent.tools.git_index import UnreadableIndex, tracked_paths
 
 READ_ONLY_PROGRAMS = frozenset({
     "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "pwd", "echo", "printf",
@@ -121,6 +123,8 @@ def _reads_secret(segment: Segment, root: str, rule: SecretFiles,
             matches = glob.glob(os.path.join(root, path), include_hidden=True, recursive=True)
             if any(rule.path(match) for match in matches):
                 return True
+    if segment.name == "git" and _shows_contents(segment.words[1:]) and _tracks_secret(root):
+        return True
     recursive = segment.name == "rg" or (
         segment.name in ("grep", "egrep", "fgrep")
         and any(RECURSIVE_GREP.match(a) for a in segment.words[1:] if a.startswith("-")))
@@ -134,6 +138,27 @@ def _reads_secret(segment: Segment, root: str, rule: SecretFiles,
 PROCESSES = re.compile(r"/proc/(?:\d+|self|thread-self)(?:/|$)")
 """Other processes' environment, memory and command line: a sandbox sees only its own
 `/proc`; without one, `cat /proc/1/environ` would read the keys of the user's shell."""
+
+
+GIT_CONTENTS = frozenset({"diff", "show", "blame", "cat-file"})
+GIT_PATCH = re.compile(r"-p$|--patch|-u$|--cc|-c$|--word-diff|-L")
+
+
+def _shows_contents(args: list[str]) -> bool:
+    """Whether a read-only git command prints files' contents (a diff, a blob), not only
+    names and messages."""
+    return bool(args) and (args[0] in GIT_CONTENTS or (
+        args[0] == "log" and any(GIT_PATCH.match(arg) for arg in args[1:])))
+
+
+def _tracks_secret(root: str) -> bool:
+    """Whether git tracks a secret file here (`git diff` would print a tracked `.env`'s
+    changes, `git show` its content), read from the index without running git; an index
+    that cannot be read counts as one."""
+    try:
+        return any(is_secret_file(path) for path in tracked_paths(root))
+    except UnreadableIndex:
+        return True
 
 
 def _readable(path: str, readable: list[str]) -> bool:
