@@ -14,6 +14,7 @@ import pytest
 
 from swetui.text import terminal_safe
 from tests import headless
+from tests.in_process import call_main
 from tests.providers.loopback import LoopbackServer, json_reply
 
 OSC52 = "\x1b]52;c;cHduZWQ=\x07"
@@ -104,11 +105,11 @@ def test_context_and_sessions_commands_print_hostile_names_visibly(tmp_path: Pat
     printed = {}
     for command in (["context", str(root)], ["context", str(root), "--json"],
                     ["sessions", str(root)]):
-        done = subprocess.run([sys.executable, "-m", "swetui", *command], env=env,
-                              capture_output=True, timeout=120)
-        assert done.returncode == 0, done.stderr
-        assert_clean(done.stdout, done.stderr)
-        printed[" ".join(command[:1] + command[2:])] = done.stdout
+        done = call_main(*command)  # what they print is the point, not a start-up
+        out, err = done.stdout.encode(), done.stderr.encode()
+        assert done.returncode == 0, err
+        assert_clean(out, err)
+        printed[" ".join(command[:1] + command[2:])] = out
     assert "hello ␛]52;c;" in printed["sessions"].decode()
     report = json.loads(printed["context --json"])
     assert report["workspace"] == str(root)  # JSON carries the real name, escaped by JSON
