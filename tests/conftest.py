@@ -24,8 +24,10 @@ import swetui
 _young, _middle, _ = gc.get_threshold()
 gc.set_threshold(_young, _middle, 100)
 
-# Bytecode is written for the modules pytest rewrites: see tests/keep_bytecode.py, loaded first
-# (addopts). Set here again for a run that replaced addopts.
+# pytest keeps the test modules it rewrote for their asserts as bytecode, unless Python is told
+# not to write any (PYTHONDONTWRITEBYTECODE, set on this development machine): then every
+# worker of every run rewrites all ~180 of them again, 4-5 s of CPU each. Set here, before the
+# test modules are imported; nothing else is written but their bytecode (in __pycache__/).
 sys.dont_write_bytecode = False
 
 
