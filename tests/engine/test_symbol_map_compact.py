@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import swetui.engine
 from swetui.engine.retrieval_spans import find_hits, symbol_spans
 from swetui.engine.symbols import cache
-from swetui.engine.symbols.compact import Literals, References, StemSet
+from swetui.engine.symbols.compact import Literals, References, StemSet, shared_line
 from swetui.engine.symbols.outline import outline
 from swetui.engine.symbols.symbol_map import SymbolMap
 
@@ -78,6 +78,14 @@ def test_packed_references_answer_as_the_dict(counts: dict[str, int], probe: str
     if counts:  # a row naming one name twice was not written by the map
         with pytest.raises(ValueError):
             References.from_columns([*packed, next(iter(packed))], [*packed.values(), 1])
+
+
+@given(st.one_of(st.integers(), st.floats(allow_nan=False), st.booleans()))
+def test_a_shared_line_is_the_same_number(value: float) -> None:
+    shared = shared_line(value)
+    assert shared == value and type(shared) is type(value)
+    if type(value) is int and 256 < value <= 2_000_000:  # one object per line number
+        assert shared_line(int(str(value))) is shared
 
 
 def _workspace(tmp_path: Path) -> Path:

@@ -24,6 +24,7 @@ from swetui.engine.symbols.compact import (
     Literals,
     References,
     StemSet,
+    shared_line,
     stem_set,
 )
 from swetui.engine.symbols.languages import parser_for
@@ -61,6 +62,7 @@ class Definition:
     """A class's base classes, by their last name part (`mod.Base` → `Base`)."""
 
     def __post_init__(self) -> None:  # sets and lists given by a caller are kept compact
+        self.start, self.end = shared_line(self.start), shared_line(self.end)
         if type(self.doc) is not StemSet:
             self.doc = stem_set(self.doc)
         if type(self.body) is not StemSet:
