@@ -4,8 +4,9 @@ take: `StemSet`, a small immutable set of strings kept as a tuple (the map holds
 three per definition, a 10,000-file workspace has about 250,000 definitions, and a set of
 ten stems takes about 730 bytes where the tuple takes 120; membership is a scan in C — nine
 sets in ten hold fewer than 16 stems — and the set operations the look-ups use answer as a
-frozenset would), and `Literals`, a file's string literals packed in arrays and one
-string."""
+frozenset would); `Literals`, a file's string literals packed in arrays and one string;
+`References`, a file's referenced names beside an array of their counts; and `shared_line`,
+one int object per line number."""
 
 from __future__ import annotations
 
