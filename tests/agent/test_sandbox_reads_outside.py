@@ -149,3 +149,27 @@ def test_a_bin_on_path_that_leads_to_the_home_opens_nothing(
     monkeypatch.setenv("PATH", f"{home}/bin{os.pathsep}{os.environ['PATH']}")
     code, out = confined(projects, "cat ../other/billing.py")
     assert KEY not in out, out
+
+
+def test_the_home_cache_opens_only_the_tools_caches(projects: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`~/.cache` holds a browser's cache, an editor's index of every project the user opened
+    and copies of other projects' source: only the tools' caches are read (a poetry venv
+    there runs), and gradle's init scripts, where repository passwords are kept, are not."""
+    home = projects.parent
+    monkeypatch.setenv("HOME", str(home))
+    leaks = {".cache/mozilla/firefox/x.default/cache2/entries/A1": KEY,
+             ".cache/JetBrains/IdeaIC/index/other.dat": KEY,
+             ".gradle/init.d/repositories.gradle": f"password = '{KEY}'",
+             ".cache/pip/selfcheck.json": "pip cache read"}
+    for rel, text in leaks.items():
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(text + "\n")
+    venv = home / ".cache" / "pypoetry" / "virtualenvs" / "app-py3"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    for rel in leaks:
+        code, out = confined(projects, f"cat ~/{rel}")
+        assert KEY not in out, rel
+    code, out = confined(projects, f"cat ~/.cache/pip/selfcheck.json && {venv}/bin/python "
+                                   "src/app.py && ls ~/.cache/mozilla")
+    assert "pip cache read" in out and "app runs" in out and "x.default" not in out, out

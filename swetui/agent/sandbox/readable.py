@@ -32,14 +32,21 @@ HOME_TOOLCHAINS = (".cargo", ".rustup", ".pyenv", ".nvm", ".fnm", ".volta", ".bu
                    ".rbenv", ".gem", ".sdkman", ".asdf", ".conda", "miniconda3", "anaconda3",
                    "miniforge3", "mambaforge", ".pixi", "go", "sdk", ".elan", ".ghcup",
                    ".cabal", ".stack", ".opam", ".julia", ".juliaup", ".dotnet", ".nuget",
-                   ".gradle", ".cache", ".virtualenvs", ".local/bin", ".local/lib",
+                   ".gradle", ".virtualenvs", ".local/bin", ".local/lib",
                    ".local/share/uv", ".local/share/pipx", ".local/share/virtualenvs",
                    ".local/share/mise", ".local/share/pnpm", ".local/share/fnm",
                    ".local/pipx", ".gitconfig", ".config/git", ".npm", ".yarn",
-                   ".pnpm-store")
+                   ".pnpm-store", *(f".cache/{tool}" for tool in (
+                       "pip", "uv", "pypoetry", "pipenv", "pdm", "hatch", "pre-commit",
+                       "huggingface", "torch", "matplotlib", "fontconfig", "node-gyp",
+                       "ms-playwright", "puppeteer", "Cypress", "electron", "yarn", "pnpm",
+                       "deno", "typescript", "go-build", "bazelisk", "coursier", "ccache",
+                       "sccache", "zig", "black", "ruff", "mypy", "pylint")))
 """Toolchains, package caches and their configuration that commands read (git reads
 `.gitconfig`; a Python installed by pyenv or uv, a venv of poetry or pipenv, cargo's
-registry). Credential files among them stay covered (`secret_paths.HOME_SECRETS`)."""
+registry). Credential files among them stay covered (`secret_paths.HOME_SECRETS`).
+`~/.cache` is granted tool by tool, never whole: browsers, editors and language servers
+keep there what the user browsed and other projects' indexed source."""
 TOOLCHAIN_VARIABLES = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "CARGO_HOME",
                        "RUSTUP_HOME", "GOROOT", "GOPATH", "GOMODCACHE", "NVM_DIR",
                        "VOLTA_HOME", "JAVA_HOME", "UV_PYTHON_INSTALL_DIR", "PIPX_HOME",
