@@ -8,12 +8,13 @@ and the field.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from swetui.files import SMALL_FILE_BYTES, read_error, read_regular, read_small_text
 from swetui.paths import user_config_file
@@ -210,6 +211,16 @@ class Settings(BaseModel):
         if self.compaction_target is not None:
             return self.compaction_target
         return 0.50 if self.compaction_threshold > 0.50 else self.compaction_threshold * 0.625
+
+    @field_validator("sandbox_read")
+    @classmethod
+    def _absolute_places(cls, places: list[str]) -> list[str]:
+        # a relative place would be left out unsaid (relative to what: the workspace, the
+        # directory swetui started in?), and the commands needing it fail unexplained
+        for place in places:
+            if not os.path.isabs(os.path.expanduser(place)):
+                raise ValueError(f"{place!r} is neither an absolute path nor under ~/")
+        return places
 
     @model_validator(mode="after")
     def _target_below_threshold(self) -> Settings:

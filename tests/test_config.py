@@ -43,3 +43,17 @@ def test_unknown_key_and_broken_toml(tmp_path):
     user.write_text("mode = \n")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_settings(None, user_file=user)
+
+
+def test_a_relative_sandbox_read_place_is_refused_by_name(tmp_path):
+    """`sandbox_read = ["../other"]` was left out unsaid (the commands needing it then fail
+    with no word of why): the config names the file, the line and the setting."""
+    path = tmp_path / "config.toml"
+    path.write_text('sandbox_read = ["/opt/shared", "~/venvs", "../other"]\n')
+    with pytest.raises(ConfigError) as error:
+        load_settings(None, user_file=path)
+    message = str(error.value)
+    assert str(path) in message and "line 1" in message and "sandbox_read" in message \
+        and "'../other'" in message, message
+    path.write_text('sandbox_read = ["/opt/shared", "~/venvs"]\n')
+    assert load_settings(None, user_file=path).sandbox_read == ["/opt/shared", "~/venvs"]
