@@ -163,3 +163,23 @@ def test_git_printing_contents_is_not_harmless_when_git_tracks_a_secret(tmp_path
     for command in ("git status", "git log --oneline"):
         assert is_harmless(command, str(tmp_path / "careless")), command
     assert is_harmless("git diff", str(tmp_path / "tidy"))
+
+
+@pytest.mark.parametrize("command", ["diff --from-file=.env app.py", "diff --to-file=.env app.py",
+                                     "wc --files0-from=.env", "du --files0-from=.env",
+                                     "diff --from-file=../other/.env app.py"])
+def test_a_file_named_in_an_option_is_judged_as_any_other(command: str, tmp_path: Path) -> None:
+    """`diff --from-file=.env app.py` prints .env's lines, `wc --files0-from=.env` prints
+    them in its error: the file an option names is read as much as an operand."""
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / ".env").write_text("TOKEN=sk-ant-planted-0123456789abcdef\n")
+    (root / "app.py").write_text("print('app')\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / ".env").write_text("TOKEN=sk-ant-planted-0123456789abcdef\n")
+    shown = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True)
+    assert "sk-ant-planted" in shown.stdout + shown.stderr  # what running it unasked shows
+    assert not is_harmless(command, str(root))
+    for innocent in ("diff --from-file=app.py app.py", "sort --key=1 app.py",
+                     "grep -n --include=*.py app app.py", "ls --hide=*.pyc"):
+        assert is_harmless(innocent, str(root)), innocent

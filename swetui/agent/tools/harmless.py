@@ -109,9 +109,13 @@ def _reads_secret(segment: Segment, root: str, rule: SecretFiles,
     let a command read either (`readable`: another project, a home), or a recursive
     search would read one (`rule`: the workspace's secret files, by name, target and
     inode)."""
-    for arg in [*segment.words[1:], *(target for op, target in segment.redirects if op == "<")]:
-        if arg.startswith("-"):
+    for word in [*segment.words[1:], *(target for op, target in segment.redirects if op == "<")]:
+        if word.startswith("--") and "=" in word:
+            arg = word.split("=", 1)[1]  # `diff --from-file=.env`, `wc --files0-from=.env`
+        elif word.startswith("-"):
             continue
+        else:
+            arg = word
         path = arg.split(":", 1)[1] if segment.name == "git" and ":" in arg else arg
         path = os.path.expanduser(path)
         if rule.path(path) or (segment.name not in NO_FILE_ARGUMENTS
