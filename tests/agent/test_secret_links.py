@@ -183,3 +183,15 @@ def test_a_file_named_in_an_option_is_judged_as_any_other(command: str, tmp_path
     for innocent in ("diff --from-file=app.py app.py", "sort --key=1 app.py",
                      "grep -n --include=*.py app app.py", "ls --hide=*.pyc"):
         assert is_harmless(innocent, str(root)), innocent
+
+
+@pytest.mark.skipif(not probe().available, reason=f"no kernel sandbox here: {probe().detail}")
+def test_a_hard_link_of_a_secret_inside_git_metadata_is_covered(tmp_path: Path) -> None:
+    """Found attacking: the walk for other names of secrets skipped `.git/` (bound
+    read-only, not walked), so `.git/stash-note`, a hard link of `.env`, printed the key."""
+    (tmp_path / ".git" / "refs").mkdir(parents=True)
+    (tmp_path / ".env").write_text(f"API_KEY={KEY}\n")
+    os.link(tmp_path / ".env", tmp_path / ".git" / "stash-note")
+    os.link(tmp_path / ".env", tmp_path / ".git" / "refs" / "note")
+    out = confined(tmp_path, "cat .git/stash-note .git/refs/note; ls .git")
+    assert KEY not in out and "stash-note" in out

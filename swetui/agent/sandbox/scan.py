@@ -106,6 +106,8 @@ class WorkspaceScan:
                 path = os.path.join(directory, entry.name)
                 if entry.name in READ_ONLY_NAMES and not entry.link:
                     readonly.append(path)
+                    if entry.is_dir:  # walked too: a hard link of .env hides there as well
+                        stack.append((path, False))
                 elif in_credentials or is_secret_file(entry.name) or (
                         entry.link and secret_target(path, self.root)):
                     secrets.append(path)
