@@ -216,7 +216,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
                                                                  weights)), excluded)
         found_spans = list(symbol_spans(root, symbols, prose, mapped, exclude=excluded))
         places = shortlist(root, symbols, mapped, excluded)
-    spanned = {span.path for span, _body in found_spans}
+    spanned = {span.path for span, _body in found_spans} | set(places.paths if places else ())
     for rel in named[:MAX_NAMED_FILES]:
         lines = count_lines(root / rel) if rel in spanned else 0
         if lines > WHOLE_NAMED_LINES:  # the parts asked about, not the whole file

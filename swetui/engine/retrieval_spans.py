@@ -24,6 +24,7 @@ from swetui.engine.symbols.lookup import (
     Meaning,
     Relevance,
     described,
+    file_weight,
 )
 from swetui.engine.symbols.name_lookup import names_in, resolve
 from swetui.engine.symbols.neighbours import (
@@ -129,8 +130,22 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
         # traceback (`client.post(…)`) are what the user already sees.
         hits = [hit for hit in hits if hit.how != "named"]
     if not hits:
-        hits += described(index, text, scores=scores, rerank=rerank, weights=weights)
+        hits += _described_in_named(index, text, scores, rerank, weights) \
+            or described(index, text, scores=scores, rerank=rerank, weights=weights)
     return hits
+
+
+def _described_in_named(index: SymbolIndex, text: str, scores: Relevance,
+                        rerank: Meaning | None, weights: LinearRanking) -> list[Hit]:
+    """A request that names a source file and describes behaviour asks about that file's
+    code (`src/requests/utils.py: is the Content-Length only what is left after the current
+    position?`): the description is looked for among its definitions first (scored by the
+    whole map's word statistics, as any description is)."""
+    inside = {rel for rel in scores.near if rel in index.by_file and file_weight(rel) == 1.0}
+    if not inside:
+        return []
+    return described(index, text, scores=scores.limited_to(inside), rerank=rerank,
+                     weights=weights)
 
 
 def _where_raised(index: SymbolIndex, hits: list[Hit], text: str) -> list[Hit]:

@@ -158,8 +158,8 @@ def test_a_key_on_a_long_signature_line_is_redacted_whole(tmp_path: Path) -> Non
 def test_no_shortlist_beside_a_file_the_request_names_and_gets_whole(tmp_path: Path) -> None:
     index = _workspace(tmp_path, {
         **{f"pkg/upload_{n}.py": TWINS.format(n=n) for n in range(4)},
-        "pkg/notes.py": "# Upload notes: retries wait longer each attempt.\nLIMIT = 60\n",
-    })
+        "pkg/notes.py": "# Upload notes: retries wait longer each attempt.\n",
+    })  # nothing in the named file says the request's words: the guesses are elsewhere
     found = retrieve(tmp_path, f"pkg/notes.py - {REQUEST}", ContextEngine(), turn=1,
                      symbols=index, semantic=MODEL)
     # the file it points to, not guesses elsewhere beside it

@@ -5,6 +5,7 @@ names, docstrings, comments and identifiers best match the behaviour it describe
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -118,6 +119,13 @@ class Relevance:
         self.idf = {stem: self.stats.idf(stem) for stem in self.stems}
         self.rarest = max(self.idf.values(), default=0.0)
         self._known: dict[tuple[str, int, str], float] = {}
+
+    def limited_to(self, files: set[str]) -> Relevance:
+        """The same scores (the whole map's word statistics) for the definitions of `files`
+        only."""
+        limited = copy.copy(self)
+        limited.within = files
+        return limited
 
     def of(self, rel: str, definition: Definition) -> float:
         """The definition's relevance (0 when it says no word of the request)."""
