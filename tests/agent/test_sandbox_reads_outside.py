@@ -173,3 +173,37 @@ def test_the_home_cache_opens_only_the_tools_caches(projects: Path,
     code, out = confined(projects, f"cat ~/.cache/pip/selfcheck.json && {venv}/bin/python "
                                    "src/app.py && ls ~/.cache/mozilla")
     assert "pip cache read" in out and "app runs" in out and "x.default" not in out, out
+
+
+def test_git_works_in_a_package_of_a_monorepo(tmp_path: Path) -> None:
+    """A workspace that is a folder of a repository (`mono/packages/app`): git finds the
+    repository's git directory above it and the top's settings files are read, while a
+    sibling package's files stay unread."""
+    top = tmp_path / "mono"
+    app, sibling = top / "packages" / "app", top / "packages" / "billing"
+    app.mkdir(parents=True)
+    sibling.mkdir()
+    (app / "app.py").write_text("print('app runs')\n")
+    (sibling / "settings.py").write_text(f"KEY = '{KEY}'\n")
+    (top / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t",
+                                               "commit", "-q", "-m", "first"]):
+        subprocess.run(["git", *args], cwd=top, check=True)
+    (app / "app.py").write_text("print('changed')\n")
+    code, out = confined(app, "git log --oneline && git status --short . && "
+                              "cat ../../pyproject.toml")
+    assert code == 0 and "first" in out and "M app.py" in out and "line-length" in out, out
+    code, out = confined(app, "cat ../billing/settings.py; git show HEAD --stat | head -3")
+    assert KEY not in out, out
+
+
+def test_a_home_kept_in_git_opens_nothing(projects: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dotfiles kept in a repository at the home (`~/.git`) are no project the workspace
+    belongs to: neither that git directory nor the home's files are read."""
+    home = projects.parent
+    monkeypatch.setenv("HOME", str(home))
+    (home / "package.json").write_text(f'{{"token": "{KEY}"}}\n')
+    subprocess.run(["git", "init", "-q"], cwd=home, check=True)
+    (home / ".git" / "note").write_text(f"{KEY}\n")
+    code, out = confined(projects, "cat ../package.json ../.git/note")
+    assert KEY not in out, out

@@ -73,6 +73,7 @@ def readable_paths(workspace: str, environ: Mapping[str, str] | None = None,
               if os.path.isabs(env.get(name, "")) and not _shared(env[name], home)]
     found = [path for path in found if not _shared(path, home)]  # a bin/ linked to the home
     found += worktree_git_dirs(workspace)
+    found += enclosing_repository(workspace, home)
     found += [path for path in extra if os.path.isabs(path)]
     kept: list[str] = []
     for path in found:
@@ -102,6 +103,33 @@ def _shared(path: str, home: str) -> bool:
     real, real_home = os.path.realpath(path), os.path.realpath(home)
     return real in ("/", os.path.join(real_home, ".local")) or \
         real_home == real or real_home.startswith(real.rstrip("/") + "/")
+
+
+PROJECT_FILES = (".gitignore", ".gitattributes", "pyproject.toml", "setup.cfg", "tox.ini",
+                 "pytest.ini", ".pytest.ini", "conftest.py", "package.json", "tsconfig.json",
+                 "pnpm-workspace.yaml", "Cargo.toml", "Cargo.lock", "go.work", "go.mod",
+                 ".editorconfig")
+"""Files above a workspace that tools read up to their repository's top: git's ignore rules,
+pytest's and ruff's settings, an npm, cargo or go workspace's manifest."""
+
+
+def enclosing_repository(workspace: str, home: str) -> list[str]:
+    """When the workspace is a folder inside a git repository (a package of a monorepo), the
+    repository's git directory and the `PROJECT_FILES` above the workspace up to its top, so
+    git, pytest and cargo run there as at the top; not the rest of the repository. A
+    repository at the home or above it (dotfiles kept in git) opens nothing."""
+    above: list[str] = []
+    folder = os.path.realpath(workspace)
+    while (parent := os.path.dirname(folder)) != folder:
+        folder = parent
+        if _shared(folder, home):
+            return []  # the home, or above it: dotfiles kept in git are no project
+        above.append(folder)
+        git = os.path.join(folder, ".git")
+        if os.path.isdir(git) and not os.path.islink(git):
+            return [git, *(os.path.join(place, name) for place in above
+                           for name in PROJECT_FILES)]
+    return []
 
 
 def worktree_git_dirs(workspace: str) -> list[str]:
