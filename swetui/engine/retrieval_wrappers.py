@@ -23,7 +23,9 @@ MAX_WRAPPER_CHARS = 4_000
 
 def called_name(definition: Definition, lines: list[str]) -> str | None:
     """The name a Python function's whole code returns a call of (`return _asdict(…)` →
-    `_asdict`), past its docstring; None for any other code."""
+    `_asdict`, `return normalize_url.validateLink(url)` → `normalize_url.validateLink`),
+    past its docstring; None for any other code, and for a call on anything but a plain
+    name (`self._store.get(key)` calls a method of some object, not a module's function)."""
     source = "\n".join(lines[definition.start - 1:definition.end])
     if len(source) > MAX_WRAPPER_CHARS:
         return None
@@ -42,8 +44,8 @@ def called_name(definition: Definition, lines: list[str]) -> str | None:
             or not isinstance(body[0].value, ast.Call):
         return None
     called = body[0].value.func
-    if isinstance(called, ast.Attribute):
-        return called.attr
+    if isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name):
+        return f"{called.value.id}.{called.attr}"
     return called.id if isinstance(called, ast.Name) else None
 
 
@@ -54,13 +56,19 @@ def wrapped(index: SymbolIndex, rel: str, definition: Definition, lines: list[st
     imports `asdict` beside its own)."""
     if definition.kind not in ("function", "method") or not rel.endswith(".py"):
         return None
-    called = called_name(definition, lines)
-    if called is None or called.lstrip("_") != definition.name.lstrip("_"):
+    qualified = called_name(definition, lines)
+    if qualified is None:
+        return None
+    module, _, called = qualified.rpartition(".")
+    if called.lstrip("_") != definition.name.lstrip("_"):
         return None
     targets = [(where, d) for name in {called, called.lstrip("_")}
                for where, d in index.by_name.get(name, [])
                if d is not definition and "." not in d.qualname and d.kind == "function"
-               and file_weight(where) == 1.0 and where.endswith(".py")]
+               and file_weight(where) == 1.0 and where.endswith(".py")
+               # `normalize_url.validateLink`: the function of a module of that name; a
+               # call on `self` or a variable is a method's, never a module's function
+               and (not module or module in where.removesuffix(".py").split("/"))]
     return targets[0] if len(targets) == 1 else None
 
 

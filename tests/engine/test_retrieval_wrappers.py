@@ -80,3 +80,24 @@ def test_a_pathological_definition_is_no_wrapper_and_breaks_nothing(tmp_path: Pa
     found = retrieve(tmp_path, "asdict() on a record?", ContextEngine(), turn=1,
                      symbols=index, semantic=None)
     assert [item.source.path for item in found.items] == ["deep.py"], found.summary
+
+
+def test_a_method_handing_its_call_to_an_object_is_not_a_wrapper(tmp_path: Path) -> None:
+    """`CaseInsensitiveDict.get` returning `self._store.get(...)` calls a dict's method, not
+    the module function `get` of the same name elsewhere: the named method is shown."""
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "api.py").write_text(
+        'def get(url, params=None):\n    """Send a GET request."""\n'
+        '    return request("get", url, params=params)\n\n\n'
+        'def request(method, url, params=None):\n    return (method, url, params)\n')
+    (tmp_path / "shop" / "structures.py").write_text(
+        'class CaseInsensitiveDict:\n    """A dict whose keys ignore case."""\n\n'
+        '    def __init__(self):\n        self._store = {}\n\n'
+        '    def get(self, key, default=None):\n'
+        '        return self._store.get(key.lower(), default)\n')
+    symbols = SymbolMap(tmp_path)
+    symbols.build()
+    found = retrieve(tmp_path, "Why does CaseInsensitiveDict.get return None for a key I set?",
+                     ContextEngine(), turn=1, symbols=symbols.index(), semantic=None)
+    assert [item.source.path for item in found.items] == ["shop/structures.py"], found.summary
+    assert "self._store.get(key.lower(), default)" in found.items[0].content
