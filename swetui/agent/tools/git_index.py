@@ -10,6 +10,13 @@ import struct
 from swetui.files import read_regular
 
 MAX_INDEX_BYTES = 64 * 1024 * 1024
+MAX_PATH_BYTES = 4096
+"""A path longer than this cannot be checked out (the system's PATH_MAX): an index that has
+one was not written by git for a working tree."""
+MAX_PATHS_BYTES = 4 * MAX_INDEX_BYTES
+"""All the paths together: format 4 stores each as a change of the one before, so a planted
+index of 64 MB could otherwise spell out terabytes (each path one byte longer than the
+last)."""
 ENTRY_FIXED = 62
 """ctime, mtime, dev, ino, mode, uid, gid, size (4 bytes each), the object id (20) and the
 flags (2) before an entry's path (SHA-1 repositories)."""
@@ -45,7 +52,7 @@ def tracked_paths(root: str) -> list[str]:
     if version not in (2, 3, 4):
         raise UnreadableIndex(f"index version {version}")
     paths: list[str] = []
-    at, previous = 12, b""
+    at, previous, total = 12, b"", 0
     try:
         for _ in range(count):
             flags = struct.unpack(">H", data[at + 60:at + 62])[0]
@@ -60,6 +67,9 @@ def tracked_paths(root: str) -> list[str]:
                 name = data[at:end]
                 start = at - ENTRY_FIXED - (2 if version >= 3 and flags & 0x4000 else 0)
                 at = start + ((end - start) // 8 + 1) * 8
+            total += len(name)
+            if len(name) > MAX_PATH_BYTES or total > MAX_PATHS_BYTES:
+                raise UnreadableIndex("paths longer than any checkout has")
             paths.append(name.decode("utf-8", "replace"))
             previous = name
     except (struct.error, ValueError, IndexError):
