@@ -120,6 +120,9 @@ def test_git_works_in_a_worktree_and_a_planted_git_file_opens_nothing(
     subprocess.run(["git", "worktree", "add", "-q", str(tree)], cwd=main, check=True)
     code, out = confined(tree, "git log --oneline")
     assert code == 0 and "first" in out, out
+    (tree / "pkg").mkdir()  # a folder of the worktree as the workspace
+    code, out = confined(tree / "pkg", "git log --oneline")
+    assert code == 0 and "first" in out, out
     # A cloned repository's `.git` file naming another repository's git directory.
     (main / ".git" / "secret-note").write_text(f"{KEY}\n")
     (projects / ".git").write_text(f"gitdir: {main / '.git'}\n")

@@ -126,9 +126,14 @@ def enclosing_repository(workspace: str, home: str) -> list[str]:
             return []  # the home, or above it: dotfiles kept in git are no project
         above.append(folder)
         git = os.path.join(folder, ".git")
-        if os.path.isdir(git) and not os.path.islink(git):
-            return [git, *(os.path.join(place, name) for place in above
-                           for name in PROJECT_FILES)]
+        if os.path.lexists(git):  # the nearest repository is the one git uses
+            if os.path.isdir(git) and not os.path.islink(git):
+                found = [git]
+            else:  # a folder of a git worktree: its `.git` file and the directories it names
+                found = worktree_git_dirs(folder)
+                found += [git] if found else []
+            return [*found, *(os.path.join(place, name) for place in above
+                              for name in PROJECT_FILES)] if found else []
     return []
 
 
