@@ -14,7 +14,7 @@ from swetui.engine.payloads import (
     ToolCallPayload,
 )
 from swetui.engine.retrieval import retrieve
-from swetui.engine.symbols.symbol_map import SymbolMap
+from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 
 
 def role(item: ContextItem) -> str | None:
@@ -65,3 +65,13 @@ def attached(root: Path, text: str) -> dict[str, str]:
     return {item.source.path or item.title: "\n".join(
         line.split("\t", 1)[1] for line in item.content.splitlines() if "\t" in line)
         for item in result.items if item.kind is ItemKind.SPAN}
+
+
+def mapped_workspace(root: Path, files: dict[str, str]) -> SymbolIndex:
+    """Write `files` (relative path → text) under `root` and build its symbol map."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    symbols = SymbolMap(root)
+    symbols.build()
+    return symbols.index()

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from swetui.engine.retrieval_spans import found_hits
-from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from swetui.engine.symbols.symbol_map import SymbolIndex
+from tests.engine.helpers import mapped_workspace
 
 SOURCE = {
     "shop/views.py": '''\
@@ -58,12 +59,7 @@ class Store{n}:
 
 
 def _index(root: Path) -> SymbolIndex:
-    for rel, text in SOURCE.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    symbols = SymbolMap(root)
-    symbols.build()
-    return symbols.index()
+    return mapped_workspace(root, SOURCE)
 
 
 def _named(index: SymbolIndex, request: str) -> list[str]:

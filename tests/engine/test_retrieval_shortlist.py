@@ -20,9 +20,10 @@ from swetui.engine.retrieval_spans import find_hits
 from swetui.engine.symbols.learned_ranking import first_share
 from swetui.engine.symbols.lookup import SHORTLIST, Scored
 from swetui.engine.symbols.semantic import MODEL
-from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.watcher import apply_change
 from swetui.secrets import STORE
+from tests.engine.helpers import mapped_workspace
 
 TWINS = '''\
 import functools
@@ -44,13 +45,7 @@ class EvenMeaning:
         return [0.5] * len(candidates)
 
 
-def _workspace(root: Path, files: dict[str, str]) -> SymbolIndex:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    symbols = SymbolMap(root)
-    symbols.build()
-    return symbols.index()
+_workspace = mapped_workspace
 
 
 def _twins(root: Path, count: int = 4) -> SymbolIndex:

@@ -9,7 +9,8 @@ from pathlib import Path
 from swetui.engine.retrieval_shortlist import shortlist
 from swetui.engine.retrieval_spans import find_hits
 from swetui.engine.symbols.lookup import Scored
-from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from swetui.engine.symbols.symbol_map import SymbolIndex
+from tests.engine.helpers import mapped_workspace
 
 DECODER = '''\
 class ArchiveReader_{n}:
@@ -39,13 +40,8 @@ class EvenMeaning:
 
 
 def _workspace(root: Path, count: int = 4) -> SymbolIndex:
-    for n in range(count):
-        path = root / "pkg" / f"reader_{n}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(DECODER.format(n=n))
-    symbols = SymbolMap(root)
-    symbols.build()
-    return symbols.index()
+    return mapped_workspace(root, {f"pkg/reader_{n}.py": DECODER.format(n=n)
+                                   for n in range(count)})
 
 
 def test_a_class_is_listed_by_the_member_the_request_points_to(tmp_path: Path) -> None:

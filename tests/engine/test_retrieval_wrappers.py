@@ -10,6 +10,7 @@ from swetui.engine.retrieval import retrieve
 from swetui.engine.retrieval_spans import mapped_lines
 from swetui.engine.retrieval_wrappers import wrapped
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+from tests.engine.helpers import mapped_workspace
 
 SOURCE = {
     "records/_funcs.py": '''\
@@ -43,12 +44,7 @@ def build_tuple(inst):
 
 
 def _index(root: Path) -> SymbolIndex:
-    for rel, text in SOURCE.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    symbols = SymbolMap(root)
-    symbols.build()
-    return symbols.index()
+    return mapped_workspace(root, SOURCE)
 
 
 def test_a_named_wrapper_gives_way_to_the_function_it_calls(tmp_path: Path) -> None:
