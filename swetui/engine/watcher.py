@@ -73,7 +73,7 @@ def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool,
     A file that is now a secret (`secrets`: by its name, its target, or the file opened: a
     hard link of `.env` put in its place) is not read again: its items turn stale."""
     touched = []
-    for item in engine.by_source(rel):
+    for item in _showing(engine, rel):
         if item.kind is ItemKind.TOOL_CALL:
             if item.call.name in SHOWN_BY_TOOLS and item.state is ItemState.INCLUDED:
                 _stale(engine, item, "deleted on disk" if deleted else "changed on disk since "
@@ -84,16 +84,22 @@ def apply_change(engine: ContextEngine, root: Path, rel: str, *, deleted: bool,
             _stale(engine, item, "deleted on disk" if deleted else "changed on disk since "
                    "it was retrieved")
             touched.append(item.id)
-        elif item.kind in REREAD_KINDS and item.state is not ItemState.DROPPED:
-            if _reread(engine, root, item, deleted=deleted, secrets=secrets):
-                touched.append(item.id)
-    for item in engine:  # a shortlist's lines point into several files: its line numbers moved
-        if (isinstance(item.payload, ShortlistPayload) and rel in item.payload.paths
-                and item.state is ItemState.INCLUDED):
+        elif item.kind is ItemKind.SHORTLIST and item.state is ItemState.INCLUDED:
+            # its lines point into several files: say which one moved on
             _stale(engine, item, f"{rel} {'deleted' if deleted else 'changed'} on disk since "
                    "it was retrieved")
             touched.append(item.id)
+        elif item.kind in REREAD_KINDS and item.state is not ItemState.DROPPED:
+            if _reread(engine, root, item, deleted=deleted, secrets=secrets):
+                touched.append(item.id)
     return touched
+
+
+def _showing(engine: ContextEngine, rel: str) -> list[ContextItem]:
+    """The items showing `rel`: those it is the source of, and shortlists pointing into it
+    (one pass over the items)."""
+    return [item for item in engine if item.source.path == rel
+            or (isinstance(item.payload, ShortlistPayload) and rel in item.payload.paths)]
 
 
 def _reread(engine: ContextEngine, root: Path, item: ContextItem, *, deleted: bool,
