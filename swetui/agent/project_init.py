@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swetui.agent.busy import SessionBusy
+from swetui.agent.sandbox import secret_files
 from swetui.engine.context import ContextEngine
 from swetui.engine.project_memory import MAX_TOKENS, Cancelled, build_project_memory
 from swetui.engine.project_scan import Progress
@@ -163,7 +164,7 @@ class ProjectMemoryWriter:
             raise
         finally:
             self.task = None
-        for item in memory_items(self.root)[0]:
+        for item in memory_items(self.root, secrets=secret_files(self.root))[0]:
             if item.id != "mem:SWETUI.md":
                 continue
             if item.id in self.engine:

@@ -13,6 +13,8 @@ from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.files import (
     NotRegularFile,
     Refuse,
+    SecretFile,
+    SecretRule,
     inside,
     looks_binary,
     open_regular,
@@ -112,9 +114,12 @@ def system_items(root: Path, schemas: Iterable[ToolSchema],
     return items
 
 
-def memory_items(root: Path, notes_path: Path | None = None) -> tuple[list[ContextItem], list[str]]:
+def memory_items(root: Path, notes_path: Path | None = None,
+                 secrets: SecretRule | None = None) -> tuple[list[ContextItem], list[str]]:
     """Project memory files and session notes present in the workspace, and warnings for
-    the ones that could not be used as they are."""
+    the ones that could not be used as they are. A memory file that is another name of a
+    secret file (`CLAUDE.md -> .env` shipped by a cloned repository, or a hard link of it),
+    by `secrets`, is not read: it would go to the model every turn."""
     items: list[ContextItem] = []
     warnings: list[str] = []
     candidates = [(name, root / name, ItemKind.MEMORY_FILE) for name in MEMORY_FILES]
@@ -131,9 +136,17 @@ def memory_items(root: Path, notes_path: Path | None = None) -> tuple[list[Conte
             warnings.append(f"{relative}: a symbolic link leading outside the workspace; "
                             "not read")
             continue
+        if secrets is not None and secrets(relative):
+            warnings.append(f"{relative}: leads to a file that may hold secrets; not read")
+            continue
         try:
-            loaded = read_text_file(real, MEMORY_MAX_BYTES, name=relative)
+            loaded = read_text_file(real, MEMORY_MAX_BYTES, name=relative,
+                                    refuse=secrets.opened if secrets is not None else None)
         except FileNotFoundError:
+            continue
+        except SecretFile:
+            warnings.append(f"{relative}: another name (hard link) of a file that may hold "
+                            "secrets; not read")
             continue
         except NotRegularFile as exc:
             warnings.append(str(exc))

@@ -106,7 +106,7 @@ def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema]
     engine = ContextEngine(budget_settings(settings), counter=counter, bus=bus, blobs=blobs,
                            model=model)
     items = system_items(root, schemas)
-    memory, warnings = memory_items(root, paths.session_notes)
+    memory, warnings = memory_items(root, paths.session_notes, secrets)
     notices.extend(warnings)
     engine.add_many([*items, *memory], reason="loaded")
 

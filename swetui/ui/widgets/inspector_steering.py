@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from swetui.agent import secret_files
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.payloads import FilePayload
 from swetui.engine.sources import LoadedText, read_workspace_text
-from swetui.files import read_error
+from swetui.files import SecretFile, read_error
 
 REFRESHABLE = frozenset({ItemKind.FILE, ItemKind.MEMORY_FILE, ItemKind.SESSION_NOTES})
 """Kinds whose content is a file's text, so re-reading the file refreshes them."""
@@ -66,10 +67,19 @@ class Unreadable:
 
 def read_item_file(root: Path, relative: str, current: int = 0) -> LoadedText | Unreadable:
     """The text of an item's file (`relative` to `root`, still inside it); blocking. Reads up
-    to `REFRESH_MAX_BYTES`, or the item's `current` size in characters if that is more."""
+    to `REFRESH_MAX_BYTES`, or the item's `current` size in characters if that is more.
+    A file that has become another name of a secret file (a link to `.env`, a hard link of
+    it) is not read: refreshing it would send the secret to the model."""
     limit = max(REFRESH_MAX_BYTES, current)
+    secrets = secret_files(root)
+    refused = Unreadable(f"{relative} now leads to a file that may hold secrets; not read",
+                         "error")
+    if secrets(relative):
+        return refused
     try:
-        loaded = read_workspace_text(root, relative, limit)
+        loaded = read_workspace_text(root, relative, limit, secrets.opened)
+    except SecretFile:
+        return refused
     except FileNotFoundError:
         return Unreadable(f"{relative} is gone from disk", "warning")
     except OSError as exc:
