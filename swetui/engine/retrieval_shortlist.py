@@ -1,7 +1,10 @@
 """A shortlist of where to read: when the learned ranking is not sure which definition a
 described request is about (`lookup.SURE`), retrieval attaches one line per likely
-definition, best first (its place, its signature, its qualified name and lines), instead of
-the code of a guess: a few dozen tokens the model reads to choose, then `read_file`."""
+definition, best first, instead of the code of a guess. An entry is a pointer, not code:
+its place, the word its line declares it with (`def`, `class`, `async def`), its qualified
+name and its lines (`httpx/_client.py:517: def BaseClient._redirect_url, lines 517-544`);
+its signature and body are one `read_file` away. Most entries are guesses the model will
+not read, so each costs as little as says what and where: about 25 tokens, not 40."""
 
 from __future__ import annotations
 
@@ -17,10 +20,10 @@ from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.files import refusal
 from swetui.secrets import redact
 
-HEADING = ("Likely places for this request (retrieval was not sure which one it is about; "
-           "best first). read_file(path, start_line, end_line) shows one:")
-MAX_SIGNATURE = 160
-"""Characters of a signature line shown; a longer one is cut with `…`."""
+HEADING = ("Likely places for this request, best first (retrieval was not sure which one "
+           "it is about); read_file(path, start_line, end_line) shows one:")
+MAX_KEYWORDS = 40
+"""Characters of what declares the definition (`export async function `) shown at most."""
 _SEARCH_LINES = 12
 """Lines from a definition's first (its decorators) searched for its `def`/`class` line."""
 
@@ -35,6 +38,25 @@ def signature_line(definition: Definition, lines: list[str]) -> int:
         if not text.startswith("@") and name.search(text):
             return number
     return definition.start
+
+
+def declared_with(name: str, line: str) -> str:
+    """The words before `name` on its signature line (`def `, `async def `, `class `,
+    `pub fn `), when they are words only: nothing for `NAME = …`, a line not saying the
+    name, or one whose name follows code (`x = NAME = 1`)."""
+    found = re.search(rf"\b{re.escape(name)}\b", line)
+    if found is None:
+        return ""
+    before = " ".join(line[:found.start()].split())
+    if not before or len(before) >= MAX_KEYWORDS or not re.fullmatch(r"[A-Za-z_ ]+", before):
+        return ""
+    return before + " "
+
+
+def pointer(definition: Definition, line: str) -> str:
+    """What a shortlist entry says of a definition: how its line declares it and its
+    qualified name (`async def AsyncClient.send`), none of the line's code."""
+    return f"{declared_with(definition.name, line)}{definition.qualname}"
 
 
 class Places(NamedTuple):
@@ -65,11 +87,8 @@ def shortlist(root: Path, index: SymbolIndex, hits: Iterable[Hit],
         if lines is None or definition.end > len(lines):
             continue
         number = signature_line(definition, lines)
-        text = redact(" ".join(lines[number - 1].split()))  # whole: a cut key is no key
-        if len(text) > MAX_SIGNATURE:
-            text = text[:MAX_SIGNATURE - 1] + "…"
-        entries.append(f"{hit.path}:{number}: {text}  ({definition.qualname}, lines "
-                       f"{definition.start}-{definition.end})")
+        said = redact(pointer(definition, lines[number - 1]))  # words of the file: as any
+        entries.append(f"{hit.path}:{number}: {said}, lines {definition.start}-{definition.end}")
         names.append(definition.qualname)
         listed.setdefault(hit.path)
     if not entries:

@@ -8,15 +8,16 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from swetui.agent.sensitive import is_secret_file
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.retrieval import retrieve
-from swetui.engine.retrieval_shortlist import shortlist
+from swetui.engine.retrieval_shortlist import MAX_KEYWORDS, pointer, shortlist
 from swetui.engine.retrieval_spans import find_hits
+from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.learned_ranking import first_share
 from swetui.engine.symbols.lookup import SHORTLIST, Scored
 from swetui.engine.symbols.semantic import MODEL
@@ -63,12 +64,13 @@ def test_an_unsure_choice_attaches_where_to_read_not_a_guess(tmp_path: Path) -> 
     assert "not sure" in heading and "read_file" in heading
     assert len(entries) == 4
     for entry in entries:
-        where, _, signature = entry.partition(": ")
+        where, _, said = entry.partition(": ")
         path, line = where.rsplit(":", 1)
         shown = (tmp_path / path).read_text().split("\n")[int(line) - 1]
-        # the line named is the `def` line and the entry shows it
-        assert shown.startswith("def backoff_delay_") and signature.startswith(shown)
-        assert entry.endswith("lines 5-7)")
+        # the line named is the `def` line; the entry says what and where, not its code
+        assert shown.startswith("def backoff_delay_")
+        name = shown.split("(")[0].removeprefix("def ")
+        assert said == f"def {name}, lines 5-7"
     assert "likely places: backoff_delay_" in item.title
 
 
@@ -160,3 +162,51 @@ def test_no_shortlist_beside_a_file_the_request_names_and_gets_whole(tmp_path: P
     # the file it points to, not guesses elsewhere beside it
     assert [item.kind for item in found.items] == [ItemKind.FILE], found.summary
     assert "likely places" in found.summary and "left out" in found.summary
+
+
+def test_an_entry_points_to_code_without_sending_it(tmp_path: Path) -> None:
+    """A shortlist's entries are mostly guesses: each says what and where (how its line
+    declares it, its qualified name, its lines), not the signature's code."""
+    long = TWINS.replace("def backoff_delay_{n}(attempt):",
+                         "async def backoff_delay_{n}(\n    attempt: int, *, cap: float = "
+                         "60.0, jitter: Callable[[float], float] | None = None\n) -> float:")
+    index = _workspace(tmp_path, {f"pkg/upload_{n}.py": long.format(n=n) for n in range(4)})
+    hits = find_hits(index, REQUEST, rerank=EvenMeaning())
+    made = shortlist(tmp_path, index, hits)
+    assert made is not None
+    _heading, *entries = made.block.split("\n")
+    assert len(entries) == 4
+    for entry in entries:
+        assert "attempt" not in entry and "jitter" not in entry and "->" not in entry
+        where, _, said = entry.partition(": ")
+        assert where.endswith(":5")  # the line saying the name, past the decorator
+        assert said.startswith("async def backoff_delay_") and said.endswith(", lines 5-9")
+
+
+_WORDS = st.lists(st.sampled_from(["def", "async", "class", "pub", "fn", "export", "static",
+                                   "function"]), max_size=4)
+_IDENTIFIER = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True)
+
+
+@given(_WORDS, _IDENTIFIER, st.text(max_size=60))
+def test_a_pointer_is_the_declaring_words_and_the_name(words: list[str], name: str,
+                                                        rest: str) -> None:
+    """Law: whatever the line holds after the name, a pointer is the words declaring it
+    (when that is all that comes before it) and the qualified name, nothing more."""
+    assume(name not in words)
+    qualname = f"Owner.{name}"
+    definition = Definition(name, qualname, "method", 3, 9)
+    line = "    " + "".join(f"{word} " for word in words) + name + \
+        ("" if not rest or rest[0].isalnum() or rest[0] == "_" else rest)
+    said = pointer(definition, line)
+    assert said == "".join(f"{word} " for word in words) + qualname
+
+
+@given(st.text(max_size=80), _IDENTIFIER)
+def test_a_pointer_never_carries_the_lines_code(line: str, name: str) -> None:
+    """Law: on any line, a pointer is at most a few words and the qualified name: no
+    symbol, digit or string of the line gets into the shortlist."""
+    said = pointer(Definition(name, f"pkg.{name}", "function", 1, 2), line)
+    assert said.endswith(f"pkg.{name}")
+    before = said[:-len(f"pkg.{name}")]
+    assert len(before) <= MAX_KEYWORDS and all(c.isalpha() or c in "_ " for c in before)
