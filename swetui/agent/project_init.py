@@ -100,7 +100,8 @@ async def write_project_memory(root: Path, *, progress: Progress, replace: bool 
         progress(message)
 
     try:
-        scan = await asyncio.to_thread(build_project_memory, root, report)
+        scan = await asyncio.to_thread(build_project_memory, root, report, None,
+                                       secret_files(root))
     except asyncio.CancelledError:
         stop.set()  # the scan's thread stops at its next step
         raise

@@ -21,6 +21,7 @@ from swetui.engine.project_scan import (
     walk,
 )
 from swetui.engine.tokens import TokenCounter
+from swetui.files import SecretRule
 from swetui.secrets import redact
 
 MAX_TOKENS = 3_000
@@ -51,10 +52,10 @@ class Cancelled(Exception):
     """The scan was cancelled (its progress callback raised it)."""
 
 
-def _readme(root: Path) -> tuple[str | None, str]:
+def _readme(root: Path, secrets: SecretRule | None) -> tuple[str | None, str]:
     """The README's title and its opening prose as whole sentences (at most ~900 chars)."""
     for name in ("README.md", "README.rst", "README"):
-        text = read_text(root, name, 100_000)
+        text = read_text(root, name, 100_000, secrets)
         if text is None:
             continue
         title = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
@@ -140,14 +141,14 @@ def _key_candidates(files: list[Path], package: str | None) -> list[Path]:
 
 
 def _key_files(root: Path, files: list[Path], package: str | None, progress: Progress,
-               limit: int = 160) -> list[str]:
+               secrets: SecretRule | None, limit: int = 160) -> list[str]:
     lines: list[str] = []
     candidates = _key_candidates(files, package)[:limit * 2]
     for index, path in enumerate(candidates):
         if index % 20 == 0:
             progress(f"reading key files: {index} of {len(candidates)}")
         line = ROLES.get(path.name) if len(path.parts) == 1 else None
-        line = line or describe(root, path)
+        line = line or describe(root, path, secrets)
         if line:
             lines.append(f"- `{path.as_posix()}`: {line}")
         if len(lines) >= limit:
@@ -155,9 +156,9 @@ def _key_files(root: Path, files: list[Path], package: str | None, progress: Pro
     return lines
 
 
-def _commands(root: Path, found: Manifests) -> list[str]:
+def _commands(root: Path, found: Manifests, secrets: SecretRule | None) -> list[str]:
     lines = [f"- {what}: `{command}`" for what, command in dict.fromkeys(found.commands)]
-    readme = read_text(root, "README.md", 100_000) or ""
+    readme = read_text(root, "README.md", 100_000, secrets) or ""
     seen = {command for _, command in found.commands}
     in_section, fenced = False, False
     for line in readme.splitlines():
@@ -198,15 +199,17 @@ def _patterns(files: list[Path]) -> list[str]:
 
 
 def build_project_memory(root: Path, progress: Progress | None = None,
-                         counter: Callable[[str], int] | None = None) -> str:
+                         counter: Callable[[str], int] | None = None,
+                         secrets: SecretRule | None = None) -> str:
     """The text of SWETUI.md for `root`, at most MAX_TOKENS tokens. `progress` hears each
-    step (and may raise `Cancelled` to stop it)."""
+    step (and may raise `Cancelled` to stop it). Files `secrets` says are secrets (by any
+    name) are not read."""
     report: Progress = progress or (lambda _: None)
     count = counter or TokenCounter().count
     files = walk(root, progress=report)
     report("reading the manifests and the README")
-    found = manifests(root)
-    title, overview = _readme(root)
+    found = manifests(root, secrets)
+    title, overview = _readme(root, secrets)
     name = found.name or title or root.name
     about = first_sentence(found.description) if found.description else ""
     if about and about.rstrip(".") in overview:
@@ -220,11 +223,11 @@ def build_project_memory(root: Path, progress: Progress | None = None,
             "## Overview", " ".join(part for part in (about, overview) if part)
             or "(no README or package description found: describe the project here)"]
     sections: list[tuple[str, list[str]]] = [
-        ("## How to work on it", _commands(root, found) or ["- (no install or test commands "
-                                                            "found)"]),
+        ("## How to work on it", _commands(root, found, secrets)
+         or ["- (no install or test commands found)"]),
         ("## Entry points and scripts", _entry_points(files, found) or ["- (none declared)"]),
         ("## Structure", _tree(files)),
-        ("## Key files", _key_files(root, files, package, report)),
+        ("## Key files", _key_files(root, files, package, report, secrets)),
         ("## Dependencies", [f"- {line}" for line in found.dependencies[:30]]
          or ["- (none declared)"]),
         ("## Languages", [", ".join(f"{lang} ({_files(n)})" for lang, n in

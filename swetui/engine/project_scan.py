@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from swetui.engine.sources import read_workspace_text
-from swetui.files import BUILD_DIRS, TOOL_DIRS
+from swetui.files import BUILD_DIRS, TOOL_DIRS, SecretRule
 
 SKIPPED_DIRS = TOOL_DIRS | BUILD_DIRS | {
     ".swetui", ".vscode", "target", "htmlcov", ".coverage", ".eggs", ".nox", ".hypothesis",
@@ -67,25 +67,31 @@ def walk(root: Path, limit: int = 20_000, progress: Progress | None = None) -> l
     return files
 
 
-def read_text(root: Path, name: str, limit: int = 200_000) -> str | None:
-    """A workspace file's text, or None (missing, not regular, binary, a link outside)."""
+def read_text(root: Path, name: str, limit: int = 200_000,
+              secrets: SecretRule | None = None) -> str | None:
+    """A workspace file's text, or None (missing, not regular, binary, a link outside, or
+    by `secrets` another name of a secret file: a `requirements.txt -> .env` would list the
+    keys as dependencies in SWETUI.md, which the model reads every turn)."""
+    if secrets is not None and secrets(name):
+        return None
     try:
-        loaded = read_workspace_text(root, name, limit)
+        loaded = read_workspace_text(root, name, limit,
+                                     secrets.opened if secrets is not None else None)
     except (OSError, ValueError):
         return None
     return loaded.text if loaded is not None else None
 
 
-def _toml(root: Path, name: str) -> dict[str, Any]:
+def _toml(root: Path, name: str, secrets: SecretRule | None) -> dict[str, Any]:
     try:
-        return tomllib.loads(read_text(root, name) or "")
+        return tomllib.loads(read_text(root, name, secrets=secrets) or "")
     except (tomllib.TOMLDecodeError, ValueError):
         return {}
 
 
-def _json(root: Path, name: str) -> dict[str, Any]:
+def _json(root: Path, name: str, secrets: SecretRule | None) -> dict[str, Any]:
     try:
-        data = json.loads(read_text(root, name) or "{}")
+        data = json.loads(read_text(root, name, secrets=secrets) or "{}")
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -113,8 +119,8 @@ def _names(values: object, limit: int = 25) -> str:
     return ", ".join(shown) + more
 
 
-def _python(root: Path, found: Manifests) -> None:
-    data = _toml(root, "pyproject.toml")
+def _python(root: Path, found: Manifests, secrets: SecretRule | None) -> None:
+    data = _toml(root, "pyproject.toml", secrets)
     project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
     tool = data.get("tool", {}) if isinstance(data.get("tool"), dict) else {}
     found.name = found.name or project.get("name")
@@ -139,14 +145,15 @@ def _python(root: Path, found: Manifests) -> None:
         found.commands.append(("type-check", "mypy " + (found.name or ".").replace("-", "_")))
     if "black" in tool:
         found.commands.append(("format", "black ."))
-    required = [line.strip() for line in (read_text(root, "requirements.txt") or "").splitlines()
+    listed = read_text(root, "requirements.txt", secrets=secrets) or ""
+    required = [line.strip() for line in listed.splitlines()
                 if line.strip() and not line.startswith(("#", "-"))]
     if required:
         found.dependencies.append(f"requirements.txt: {_names(required)}")
 
 
-def _node(root: Path, found: Manifests) -> None:
-    package = _json(root, "package.json")
+def _node(root: Path, found: Manifests, secrets: SecretRule | None) -> None:
+    package = _json(root, "package.json", secrets)
     if not package:
         return
     found.name = found.name or package.get("name")
@@ -167,8 +174,8 @@ def _node(root: Path, found: Manifests) -> None:
             found.dependencies.append(f"npm {key}: {_names(package[key])}")
 
 
-def _others(root: Path, found: Manifests) -> None:
-    cargo = _toml(root, "Cargo.toml")
+def _others(root: Path, found: Manifests, secrets: SecretRule | None) -> None:
+    cargo = _toml(root, "Cargo.toml", secrets)
     if cargo:
         package = cargo.get("package", {})
         found.name = found.name or package.get("name")
@@ -177,7 +184,7 @@ def _others(root: Path, found: Manifests) -> None:
                            ("lint", "cargo clippy")]
         if cargo.get("dependencies"):
             found.dependencies.append(f"Rust: {_names(cargo['dependencies'])}")
-    gomod = read_text(root, "go.mod")
+    gomod = read_text(root, "go.mod", secrets=secrets)
     if gomod:
         module = re.search(r"^module\s+(\S+)", gomod, re.MULTILINE)
         found.name = found.name or (module.group(1) if module else None)
@@ -186,17 +193,17 @@ def _others(root: Path, found: Manifests) -> None:
         required = re.findall(r"^\s+([\w./-]+)\s+v[\w.+-]+", gomod, re.MULTILINE)
         if required:
             found.dependencies.append(f"Go: {_names(required)}")
-    makefile = read_text(root, "Makefile")
+    makefile = read_text(root, "Makefile", secrets=secrets)
     if makefile:
         targets = re.findall(r"^([A-Za-z][\w-]*):(?!=)", makefile, re.MULTILINE)
         found.scripts += [f"`make {target}`" for target in dict.fromkeys(targets)][:15]
 
 
-def manifests(root: Path) -> Manifests:
+def manifests(root: Path, secrets: SecretRule | None = None) -> Manifests:
     found = Manifests()
-    _python(root, found)
-    _node(root, found)
-    _others(root, found)
+    _python(root, found, secrets)
+    _node(root, found, secrets)
+    _others(root, found, secrets)
     return found
 
 
@@ -241,9 +248,9 @@ def _comment_line(text: str) -> str | None:
     return first_sentence(" ".join(lines)) if lines else None
 
 
-def describe(root: Path, path: Path) -> str | None:
+def describe(root: Path, path: Path, secrets: SecretRule | None = None) -> str | None:
     """One line about a file from its docstring, header comment or first heading."""
-    text = read_text(root, path.as_posix(), 60_000)
+    text = read_text(root, path.as_posix(), 60_000, secrets)
     if not text:
         return None
     if path.suffix == ".py":

@@ -208,7 +208,8 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
         named = [rel for rel in named if rel not in refused]
     found_spans: list[tuple[Span, str]] = []
     places: Places | None = None
-    ranker = SemanticRanker(root, semantic, mapped=symbols.by_file) \
+    ranker = SemanticRanker(root, semantic, mapped=symbols.by_file,
+                            secrets=exclude if isinstance(exclude, SecretRule) else None) \
         if symbols is not None and semantic is not None else None
     if symbols is not None:
         prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.engine.symbols.semantic_text import definition_text, text_key
+from swetui.files import SecretFile, SecretRule
 
 if TYPE_CHECKING:
     from swetui.engine.symbols.encoder import Encoder, Vectors
@@ -148,9 +149,13 @@ class SemanticRanker:
 
     def __init__(self, root: Path, model: ModelLoader = MODEL,
                  cache: VectorCache = VECTORS, store: Path | None = None,
-                 mapped: Mapping[str, FileSymbols] | None = None) -> None:
+                 mapped: Mapping[str, FileSymbols] | None = None,
+                 secrets: SecretRule | None = None) -> None:
         self.root = root
         self.mapped = mapped
+        self.secrets = secrets
+        """The workspace's secret rule: a mapped file that has since become another name of
+        a secret file (a link or hard link of `.env`) is embedded by its names alone."""
         """The map's files: a file whose line count differs from the map's has changed
         since it was mapped, and its definitions are embedded by their names alone."""
         self.model = model
@@ -187,23 +192,38 @@ class SemanticRanker:
             self.model.told = True
             self.notice = f"ranked by words only: {self.model.error}"
 
+    def _lines(self, rel: str) -> list[str] | None:
+        """The lines of `rel` to embed its definitions' heads from: none (names alone) for a
+        file changed since it was mapped or one that is now a secret file by any name; None
+        when it cannot be read."""
+        if self.secrets is not None and self.secrets(rel):
+            return []
+        try:
+            loaded = read_workspace_text(self.root, rel, MAX_FILE_BYTES,
+                                         self.secrets.opened if self.secrets else None)
+        except SecretFile:
+            return []
+        except OSError:
+            return None
+        if loaded is None:
+            return None
+        lines = loaded.lines()
+        mapped = self.mapped.get(rel) if self.mapped is not None else None
+        if mapped is not None and mapped.lines != len(lines) and not loaded.cut:
+            # Changed since it was mapped (the watcher will update the map): the map's
+            # lines would name other code, so only the name is embedded.
+            return []
+        return lines
+
     def _vectors(self, encoder: Encoder, top: list[Scored]) -> list[Vectors] | None:
         texts: list[str] = []
         lines: dict[str, list[str]] = {}
         for _score, rel, definition in top:
             if rel not in lines:
-                try:
-                    loaded = read_workspace_text(self.root, rel, MAX_FILE_BYTES)
-                except OSError:
+                read = self._lines(rel)
+                if read is None:
                     return None
-                if loaded is None:
-                    return None
-                lines[rel] = loaded.lines()
-                mapped = self.mapped.get(rel) if self.mapped is not None else None
-                if mapped is not None and mapped.lines != len(lines[rel]) and not loaded.cut:
-                    # Changed since it was mapped (the watcher will update the map): the
-                    # map's lines would name other code, so only the name is embedded.
-                    lines[rel] = []
+                lines[rel] = read
             texts.append(definition_text(definition, lines[rel]))
         found = [self.cache.get(text) for text in texts]
         missing = list(dict.fromkeys(text for text, vector in zip(texts, found, strict=True)
