@@ -23,6 +23,7 @@ from pathlib import Path
 
 from swetui.agent.sandbox.readable import ETC_SECRETS, readable_paths
 from swetui.agent.sandbox.scan import MAX_WALK, WorkspaceTooLarge
+from swetui.agent.sandbox.scrubbed import candidates, scrubbed_copies
 from swetui.agent.sandbox.secret_files import SecretFiles, secret_files
 from swetui.agent.sandbox.secret_paths import home_secrets
 
@@ -140,6 +141,7 @@ class Sandbox:
         self.cover = cover
         """Shared temp directories replaced by the private one inside the sandbox."""
         self._scratch: Path | None = None
+        self._scrubbed: Path | None = None
         self._secrets = secret_files(self.root)
         self._extra_secrets = [SecretFiles(path) for path in readable]
         self._git_before: set[str] = set()
@@ -161,6 +163,14 @@ class Sandbox:
             self._scratch = Path(tempfile.mkdtemp(prefix="swetui-sandbox-"))
         return self._scratch
 
+    @property
+    def scrubbed(self) -> Path:
+        """Where the copies of configs without their credentials are kept (`scrubbed.py`):
+        outside the private temp directory, so a command cannot rewrite them."""
+        if self._scrubbed is None or not self._scrubbed.is_dir():
+            self._scrubbed = Path(tempfile.mkdtemp(prefix="swetui-scrubbed-"))
+        return self._scrubbed
+
     def argv(self, command: str, shell: str, *, confine: bool) -> list[str]:
         """The argv that runs `shell -c command` through the helper (raises
         WorkspaceTooLarge when confined and the workspace cannot be scanned whole)."""
@@ -175,9 +185,15 @@ class Sandbox:
             own = [path for path in _own_code_dirs()
                    if path == root or path.startswith(root + "/")]
             spec["readonly"] = [*readonly, *own]
-            spec["readable"] = readable_paths(root, extra=(*self.readable, *_own_code_dirs()))
+            readable = readable_paths(root, extra=(*self.readable, *_own_code_dirs()))
+            spec["readable"] = readable
             extra = [path for rule in self._extra_secrets for path in rule.covering()[1]]
-            spec["hide"] = [*secrets, *extra, *home_secrets(), *ETC_SECRETS,
+            git_dirs = [*self._git_before, *(path for path in readable
+                                             if os.path.isfile(os.path.join(path, "HEAD")))]
+            spec["replace"], unreadable = scrubbed_copies(
+                candidates(os.environ.get("HOME") or str(Path.home()), git_dirs),
+                self.scrubbed)
+            spec["hide"] = [*secrets, *extra, *unreadable, *home_secrets(), *ETC_SECRETS,
                             *SYSTEM_SECRETS, *(() if self.network else OFFLINE_SECRETS)]
         return [INTERPRETER, "-I", "-S", "-c", HELPER_SOURCE, json.dumps(spec), "--",
                 shell, "-c", command]
@@ -209,9 +225,10 @@ class Sandbox:
         return moved
 
     def close(self) -> None:
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        for folder in (self._scratch, self._scrubbed):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        self._scratch = self._scrubbed = None
 
 
 def setup_failure(output: str) -> str | None:

@@ -82,6 +82,8 @@ if TYPE_CHECKING:
         cover: NotRequired[list[str]]
         readonly: NotRequired[list[str]]
         hide: NotRequired[list[str]]
+        replace: NotRequired[list[list[str]]]
+        """[copy, original]: a config shown as its copy without credentials (`scrubbed.py`)."""
         readable: NotRequired[list[str]]
         """Where the command may read outside the workspace (`readable.py`)."""
         scratch: NotRequired[str]
@@ -226,7 +228,8 @@ def supervise(spec: Spec, argv: list[str]) -> int:
     spec["scratch"] = set_up_mounts(spec["workspace"], spec["tmp"],
                                     cover=spec.get("cover", list(SCRATCH_DIRS)),
                                     readonly=spec.get("readonly", []),
-                                    hide=spec.get("hide", []))
+                                    hide=spec.get("hide", []),
+                                    replace=spec.get("replace", []))
     if not spec.get("network"):
         try:
             loopback_up()

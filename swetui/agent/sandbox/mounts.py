@@ -112,10 +112,11 @@ def under(path: str, directory: str) -> bool:
 
 
 def set_up_mounts(workspace: str, private: str, *, cover: list[str], readonly: list[str],
-                  hide: list[str]) -> str:
+                  hide: list[str], replace: list[list[str]] | None = None) -> str:
     """Build the command's view of the filesystem: `private` (the session's temp directory)
-    over each shared temp directory in `cover`, `readonly` entries bound read-only, `hide`
-    covered; returns the command's writable scratch path."""
+    over each shared temp directory in `cover`, `readonly` entries bound read-only, each
+    original of `replace`'s [copy, original] pairs shown as its copy, `hide` covered;
+    returns the command's writable scratch path."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     # The private directory is the staging point of the new /dev (covered meanwhile).
     private_dev(private, private)
@@ -146,6 +147,9 @@ def set_up_mounts(workspace: str, private: str, *, cover: list[str], readonly: l
     for path in readonly:
         if os.path.lexists(path) and not os.path.islink(path):
             bind(path, path, readonly=True, recursive=True)
+    for copy, original in replace or []:
+        if os.path.isfile(original) and not os.path.islink(original):
+            bind(copy, original, readonly=True)
     for path in hide:
         if os.path.exists(path):  # a link is covered at its target; a dangling one is moot
             cover_secret(path)

@@ -26,8 +26,22 @@ ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
                "/etc/ssl/private", "/etc/letsencrypt", "/etc/wireguard", "/etc/kubernetes",
                "/etc/docker", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
                "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
-               "/etc/credstore", "/etc/credstore.encrypted", "/etc/environment", "/run/secrets")
-"""Secrets inside the granted system (root can read them: CI runs as root), covered."""
+               "/etc/credstore", "/etc/credstore.encrypted", "/etc/environment", "/run/secrets",
+               "/etc/apt/auth.conf", "/etc/apt/auth.conf.d", "/etc/mysql/debian.cnf",
+               "/etc/NetworkManager/system-connections", "/etc/wpa_supplicant",
+               "/etc/netplan", "/etc/ipsec.secrets", "/etc/ipsec.d/private",
+               "/etc/swanctl/private", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
+               "/etc/ppp/srp-secrets", "/etc/openvpn", "/etc/krb5.keytab", "/etc/sssd",
+               "/etc/ldap.secret", "/etc/libnss-ldap.secret", "/etc/pam_ldap.secret",
+               "/etc/libvirt/secrets", "/etc/pki/tls/private", "/etc/postfix/sasl_passwd",
+               "/etc/postfix/sasl_passwd.db", "/etc/exim4/passwd.client",
+               "/etc/davfs2/secrets", "/etc/rsyncd.secrets", "/etc/fetchmailrc",
+               "/etc/gitlab-runner", "/etc/rancher", "/etc/boto.cfg", "/etc/samba/smbpasswd",
+               "/etc/cron.d")
+"""Secrets inside the granted system (root can read them: CI runs as root), covered:
+private keys, package-repository, database, VPN, Wi-Fi, dial-up, mail-relay, LDAP and
+Kerberos credentials, CI runners' tokens. Configs that commands need but may carry a
+credential (git's, pip's) are shown without it instead (`scrubbed.py`)."""
 HOME_TOOLCHAINS = (".cargo", ".rustup", ".pyenv", ".nvm", ".fnm", ".volta", ".bun", ".deno",
                    ".rbenv", ".gem", ".sdkman", ".asdf", ".conda", "miniconda3", "anaconda3",
                    "miniforge3", "mambaforge", ".pixi", "go", "sdk", ".elan", ".ghcup",

@@ -1,0 +1,92 @@
+"""Configuration files a confined command needs but that may carry a credential: git's
+configs (`url."https://ghp_…@github.com/".insteadOf`, a remote `https://user:token@…`, the
+`http.extraheader = AUTHORIZATION: basic …` CI checkouts leave in `.git/config`) and pip's
+system config (`index-url = https://user:password@…`). Covering them would break git (no
+`user.name` to commit with) and pip; so the command sees a copy without the credentials,
+bound over the original by the sandbox's mount namespace (`mounts.set_up_mounts`): by that
+path the original cannot be opened. Files without a credential are left as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from swetui.secrets import TOKEN_VALUES, is_credential_name
+
+MAX_CONFIG_BYTES = 1024 * 1024
+"""A config larger than this is not copied: it is covered (unreadable) instead."""
+REMOVED = "[removed by swetui's sandbox]"
+SYSTEM_CONFIGS = ("/etc/gitconfig", "/etc/pip.conf", "/etc/xdg/pip/pip.conf")
+HOME_CONFIGS = (".gitconfig", ".config/git/config")
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/\s@\"']+)@")
+_SETTING = re.compile(r"^(?P<key>\s*[A-Za-z][\w.-]*\s*[=:])(?P<value>.*)$")
+SECRET_KEYS = ("extraheader", "authorization", "oauthtoken", "password", "token", "secret")
+
+
+def _userinfo(match: re.Match[str]) -> str:
+    user = match.group("user")
+    if ":" in user or len(user) >= 20 or TOKEN_VALUES.search(user):
+        return match.group("scheme")  # `git@` or `deploy@` stays; a password or token goes
+    return match.group(0)
+
+
+def scrub(text: str) -> str:
+    """`text` (an ini-style config) without credentials: a URL's password or token user,
+    and the values of settings named like a credential or a header."""
+    lines = []
+    for line in text.splitlines(keepends=True):
+        setting = _SETTING.match(line)
+        if setting is not None:
+            key = setting.group("key").rstrip("=: \t").strip().lower()
+            name = key.rsplit(".", 1)[-1]
+            if any(word in name for word in SECRET_KEYS) or is_credential_name(name):
+                newline = line[len(line.rstrip("\r\n")):]
+                lines.append(f"{setting.group('key')} {REMOVED}{newline}")
+                continue
+        lines.append(_USERINFO.sub(_userinfo, line))
+    return "".join(lines)
+
+
+def git_configs(git_dirs: list[str]) -> list[str]:
+    """The config files of these git directories (a worktree's own and its common one)."""
+    found = []
+    for git_dir in git_dirs:
+        found += [os.path.join(git_dir, name) for name in ("config", "config.worktree")]
+    return found
+
+
+def candidates(home: str, git_dirs: list[str]) -> list[str]:
+    """Every config a confined command may read that can carry a credential."""
+    return [*SYSTEM_CONFIGS, *(os.path.join(home, name) for name in HOME_CONFIGS),
+            *git_configs(git_dirs)]
+
+
+def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list[str]]:
+    """([copy, original] pairs for the configs among `paths` that hold a credential, the
+    copies written into `into`), and the ones to cover instead (too large, unreadable)."""
+    pairs: list[list[str]] = []
+    cover: list[str] = []
+    for number, path in enumerate(dict.fromkeys(paths)):
+        real = os.path.realpath(path)
+        if not os.path.isfile(real):
+            continue
+        try:
+            with open(real, "rb") as handle:
+                data = handle.read(MAX_CONFIG_BYTES + 1)
+        except OSError:
+            continue  # not readable by swetui: nor by the command
+        if len(data) > MAX_CONFIG_BYTES:
+            cover.append(real)
+            continue
+        text = data.decode("utf-8", "surrogateescape")
+        clean = scrub(text)
+        if clean == text:
+            continue
+        copy = into / f"{number}-{os.path.basename(real)}"
+        fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(clean.encode("utf-8", "surrogateescape"))
+        pairs.append([str(copy), real])
+    return pairs, cover

@@ -1,0 +1,77 @@
+"""Credentials inside places a confined command must read: git's configs (a token in a
+remote's URL, the `http.extraheader` a CI checkout leaves in `.git/config`, an `insteadOf`
+URL with a token in `~/.gitconfig`) and the system's credential files. The command sees
+git's configs without the credentials (git still commits, names its remotes), and the
+system's credential files not at all."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from swetui.agent.sandbox import probe
+from swetui.agent.sandbox.scrubbed import scrub
+from tests.agent.test_sandbox_reads_outside import confined
+
+KEY = "ghp_plantedGITCONFIG0123456789abcdef"
+confinable = pytest.mark.skipif(not probe().available,
+                                reason=f"no kernel sandbox here: {probe().detail}")
+
+
+@confinable
+def test_git_runs_without_seeing_the_tokens_in_its_configs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        f'[user]\n\tname = Ada Tester\n\temail = ada@example.com\n'
+        f'[url "https://{KEY}@github.com/"]\n\tinsteadOf = https://github.com/\n')
+    monkeypatch.setenv("HOME", str(home))
+    root = tmp_path / "ws"
+    root.mkdir()
+    git = ["git", "-C", str(root)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "remote", "add", "origin",
+                    f"https://x-access-token:{KEY}@github.com/acme/shop.git"], check=True)
+    subprocess.run([*git, "config", "http.https://github.com/.extraheader",
+                    f"AUTHORIZATION: basic {KEY}"], check=True)
+    (root / "app.py").write_text("print('hi')\n")
+    code, out = confined(root, "cat ~/.gitconfig .git/config; git config --list --show-origin;"
+                               " git remote -v; grep -r github .git/config ~/.gitconfig;"
+                               " git add app.py && git -c core.hooksPath=/dev/null commit -q"
+                               " -m one --no-gpg-sign --no-verify 2>&1 | tail -1;"
+                               " cp .git/config copied; cat copied")
+    assert KEY not in out, out
+    assert "github.com/acme/shop.git" in out and "Ada Tester" in out  # configs still read
+    assert "x-access-token" not in out
+    assert code == 0, out
+    # The originals are untouched (the commit was refused: .git is read-only inside).
+    assert KEY in (root / ".git" / "config").read_text()
+    assert KEY in (home / ".gitconfig").read_text()
+
+
+SYSTEM_CREDENTIALS = ("/etc/apt/auth.conf", "/etc/apt/auth.conf.d", "/etc/mysql/debian.cnf",
+                      "/etc/NetworkManager/system-connections", "/etc/ipsec.secrets",
+                      "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets")
+"""Where Debian-like systems keep package-repository, database, VPN and dial-up passwords."""
+
+
+@confinable
+def test_the_systems_credential_files_are_covered(tmp_path: Path) -> None:
+    present = [path for path in SYSTEM_CREDENTIALS if Path(path).exists()]
+    if not present:
+        pytest.skip("none of the system's credential files exist here")
+    code, out = confined(tmp_path, " ; ".join(f"test -r {path} && echo READABLE {path}"
+                                              for path in present))
+    assert "READABLE" not in out, out
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
+def test_scrubbing_never_adds_and_is_idempotent(text: str) -> None:
+    once = scrub(text)
+    assert scrub(once) == once
+    assert once.count("\n") == text.count("\n")
