@@ -33,7 +33,8 @@ README says which figures are held-out measurements. Set 11 (32 requests on six 
 werkzeug 3.1.3 the new one), written blind in the seventh session, was run once at the
 eighth's and is a development set since. Set 12 (30 requests on seven projects,
 python-dateutil 2.9.0.post0 the new one), written blind in the eighth, is sealed: not run,
-not wired in here.
+not wired in here; so is set 13 (33 requests on eight projects, starlette 0.41.3 the new one),
+written blind in the eleventh.
 
 Baseline from the same run: the same retrieval without the symbol map (what swetui did
 before it: named files, grep of quoted terms and identifiers, listings).
