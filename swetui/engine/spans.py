@@ -1,7 +1,8 @@
 """The parts of a file retrieval attaches: a definition and its neighbours (decorators, the
 enclosing class's header), numbered like `read_file` shows them, with a header saying which
 lines of how many are shown and how to read on. A class too long to show whole is shown as
-its outline (header, docstring, the first line of each member)."""
+its outline (header, docstring, the first line of each member); a class's docstring by its
+first paragraph (`span_docstrings`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from swetui.engine.span_docstrings import docstring_details
 from swetui.engine.symbols.extract import Definition, FileSymbols
 from swetui.engine.symbols.words import stems_of_identifier
 
@@ -69,6 +71,9 @@ def definition_lines(symbols: FileSymbols, definition: Definition, text: list[st
         chosen = list(range(first, min(end, first + MAX_SPAN_LINES - 1) + 1))
         if first > start:
             chosen = [start, *chosen]
+    if definition.kind == "class" and symbols.language == "python":
+        details = docstring_details(text, definition.start, end)
+        chosen = [number for number in chosen if number not in details]
     parent = _parent(symbols, definition)
     if parent is not None:
         chosen.insert(0, parent.start)
