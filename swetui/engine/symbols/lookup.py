@@ -14,6 +14,7 @@ from typing import Protocol
 from swetui.engine.symbols import learned_ranking, ranking
 from swetui.engine.symbols.candidate_features import Request
 from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
+from swetui.engine.symbols.exceptions import is_exception
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.file_roles import FileRole, role_of
 from swetui.engine.symbols.semantic import Scored
@@ -169,11 +170,14 @@ class Meaning(Protocol):
 
 def candidates(scores: Relevance, text: str) -> list[Scored]:
     """The definitions saying a word of the request, best by words first; only the source's
-    when some are in the source, unless the request is about tests."""
+    when some are in the source, unless the request is about tests; no exception class."""
     scored = scores.ranked()
     if not TESTS.search(text) and any(file_weight(rel) == 1.0 for _s, rel, _d in scored):
         scored = [entry for entry in scored if file_weight(entry[1]) == 1.0]  # source first
-    return scored
+    # An exception class names a failure and says little of how anything is done (mostly a
+    # name and a docstring): where it is raised is the behaviour, so it is no candidate.
+    return [entry for entry in scored if not (
+        entry[2].kind == "class" and is_exception(scores.index, entry[2].name))]
 
 
 def request_of(scores: Relevance) -> Request:
@@ -237,8 +241,9 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
 
 def _shortlisted(index: SymbolIndex, chosen: list[Scored], scores: Relevance) -> list[Hit]:
     """The first SHORTLIST of `chosen` (best first), each a `candidate`; a definition inside
-    one already listed (or around it) is not listed again. A class is listed by one of its
-    members (`member_meant`)."""
+    one already listed (or around it) is not listed again, and of two twins (`twins`) one
+    is, the sync one, where the first of them ranked: an entry is a place to read, and five
+    places are few. A class is listed by one of its members (`member_meant`)."""
     hits: list[Hit] = []
     listed: list[Hit] = []  # what each entry stands for: a class listed by its member
     for score, rel, definition in chosen:
@@ -247,9 +252,35 @@ def _shortlisted(index: SymbolIndex, chosen: list[Scored], scores: Relevance) ->
         if _within_one_of(listed, rel, definition):
             continue
         place = member_meant(index, rel, definition, chosen, scores) or definition
+        twin = next((n for n, h in enumerate(listed)
+                     if h.definition is not None and twins(h.definition, definition)), None)
+        if twin is not None and (other := listed[twin].definition) is not None:
+            # one behaviour for sync and async callers: one entry, the sync one (the shorter
+            # name: its twin's has a prefix more)
+            if len(definition.qualname) < len(other.qualname):
+                hits[twin] = Hit(rel, place, place.start, hits[twin].score, "a likely place",
+                                 how="candidate")
+                listed[twin] = Hit(rel, definition, definition.start, score, "",
+                                   how="candidate")
+            continue
         hits.append(Hit(rel, place, place.start, score, "a likely place", how="candidate"))
         listed.append(Hit(rel, definition, definition.start, score, "", how="candidate"))
     return hits
+
+
+def _sync_name(qualname: str) -> str:
+    """`AsyncClient.aiter_bytes` → `Client.iter_bytes`: the name of the sync twin."""
+    return ".".join(part.removeprefix("Async") if part[:1].isupper() else
+                    part.removeprefix("async_").removeprefix("a")
+                    for part in qualname.split("."))
+
+
+def twins(a: Definition, b: Definition) -> bool:
+    """Whether `a` and `b` are one behaviour written twice, for sync and async callers
+    (`iter_bytes`/`aiter_bytes`, `Client.send`/`AsyncClient.send`): the same kind, and the
+    same name but for an `a`, `async_` or `Async` prefix."""
+    return a.qualname != b.qualname and a.kind == b.kind and (
+        _sync_name(a.qualname) == _sync_name(b.qualname))
 
 
 def member_meant(index: SymbolIndex, rel: str, cls: Definition, chosen: list[Scored],

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 
+from swetui.engine.symbols.exceptions import is_exception
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.lookup import Hit, Relevance, behaviour_score, file_weight
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.symbols.words import prose_stems, stems_of_identifier
 
-EXCEPTION_ENDINGS = ("Error", "Exception", "Exit", "Abort", "Warning", "Interrupt")
 PASTED_ERROR = re.compile(r"^\s*(?:[\w.]*(?:Error|Exception|Exit|Warning)|[a-z_]\w*(?:\.\w+)+"
                           r"|[A-Z][a-z0-9]+[A-Z]\w*|error|Error|ERROR)\s*:", re.MULTILINE)
 """A request holding an error line as a program prints it (`Error: …`, `ValueError: …`,
@@ -28,17 +28,6 @@ MAX_DEFINERS = 3
 """A name defined in more places than this (`get`, `__init__`) says nothing about which."""
 MIN_CALLEE_SHARE = 1.25
 """A used definition is brought when its words match at least this share of the request's."""
-
-
-def is_exception(index: SymbolIndex, name: str, seen: frozenset[str] = frozenset()) -> bool:
-    """Whether a class of this name is an exception: its name says so, or a base is one."""
-    if name.endswith(EXCEPTION_ENDINGS):
-        return True
-    if name in seen or len(seen) > 8:
-        return False
-    return any(definition.kind == "class"
-               and any(is_exception(index, base, seen | {name}) for base in definition.bases)
-               for _rel, definition in index.by_name.get(name, []))
 
 
 def exception_class(index: SymbolIndex, rel: str, definition: Definition | None
