@@ -11,7 +11,6 @@ from pathlib import Path
 from swetui.engine.retrieval_members import focus_members, member_lines
 from swetui.engine.sources import read_workspace_text
 from swetui.engine.spans import (
-    SECONDARY_LINES,
     Span,
     by_words,
     definition_lines,
@@ -259,11 +258,12 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, hits: Iterable[Hit],
                 reason += f"; {said}"
             size = hit.definition.end - hit.definition.start + 1
             score = _secondary(hit, lines, weigh, messages)
-            if score is not None and size > SECONDARY_LINES:  # beside the answer: in part
+            if score is not None:  # beside the answer: the lines that matter
                 chosen = worded_lines(symbols, hit.definition, lines, score)
                 inside = [n for n in chosen
                           if hit.definition.start <= n <= hit.definition.end]
-                reason += f"; {len(inside)} of its {size} lines: {_WHICH[hit.how]}"
+                if len(inside) < size:
+                    reason += f"; {len(inside)} of its {size} lines: {_WHICH[hit.how]}"
             if hit.alike:
                 reason += f"; alike, not shown: {', '.join(hit.alike)}"
         else:

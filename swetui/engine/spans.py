@@ -80,13 +80,12 @@ def definition_lines(symbols: FileSymbols, definition: Definition, text: list[st
     return sorted(set(chosen))
 
 
-SECONDARY_LINES = 25
-"""A definition brought beside a hit (one it uses or sits next to, a second raise of the
-message, where its exception is raised) longer than this is shown by its first line and the
-lines that matter (saying the request's rarest words; the raise), not whole."""
 WORD_LINES = 10
-"""Lines of such a definition shown for the request's words, at most (with one line either
-side of each)."""
+"""Lines of a definition brought beside a hit (one it uses or sits next to, a second raise
+of the message, where its exception is raised) shown for the request's words, at most (with
+one line either side of each): such a definition is shown by its first line and the lines
+that matter (saying the request's rarest words; the raise), whatever its size. The answer
+is shown whole; what stands beside it is context, one read_file away."""
 
 
 def worded_lines(symbols: FileSymbols, definition: Definition, text: list[str],
