@@ -3,12 +3,14 @@ once decided (confined by the sandbox, or outside it when the user says so)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from swetui.agent.approvals import ApprovalQueue
 from swetui.agent.events import CommandStarted, Decision, PendingAction, new_action_id
+from swetui.agent.known_secrets import known_secrets
 from swetui.agent.policy import PolicyDecision
 from swetui.agent.rules import first_words
 from swetui.agent.sandbox import Sandbox
@@ -67,6 +69,8 @@ class CommandRunner:
     async def _run(self, action: PendingAction, command: str, *, confine: bool) -> ToolResult:
         timeout = action.timeout or self.settings.bash_timeout
         confined = confine and self.sandbox.available
+        # What the command may print of the workspace's secrets (git history) is redacted.
+        await asyncio.to_thread(known_secrets(str(self.root)).refresh)
         self.bus.publish(CommandStarted(action_id=action.id, call_id=action.call.id,
                                         command=command, confined=confined))
         return await run_command(command, str(self.root), timeout, sandbox=self.sandbox,

@@ -1,0 +1,175 @@
+"""The credentials in a workspace's secret files, as they are now and as git's history kept
+them, become known secret values: redacted from every tool result (`redaction.py`) before
+the model, the screen or the disk gets it.
+
+Why: the sandbox keeps a command from opening `.env` (by any name), but not from reading git's
+objects — `git log -p`, `git show HEAD~3:.env`, `git stash show -p` print a `.env` that was
+committed once, and git must keep working inside the sandbox. Reading history is not
+something the kernel can tell apart from `git log`. So what is protected is the values:
+- every credential in the workspace's secret files now (`.env`, `*.env`, credentials files,
+  private keys; the ones the secret rule names), read again when they change;
+- every credential ever committed in a file the secret rule names, from `git log --all`
+  (once per session, bounded by `HISTORY_SECONDS`), so a rotated key is hidden too.
+A credential is what the environment rule calls one (`secrets.is_credential_name`: a
+`*_KEY`/`*_TOKEN`/`PASSWORD` setting, a URL with a password, a well-known token format), and
+each line of a private key. Like all redaction it matches exact values: an encoded copy
+(`| base64`) walks around it; a secret committed under an innocent name (`settings.py`) is
+not known.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from swetui.agent.sandbox import WorkspaceTooLarge, secret_files
+from swetui.agent.sensitive import is_secret_file
+from swetui.secrets import (
+    MIN_REDACTED,
+    STORE,
+    TOKEN_VALUES,
+    URL_CREDENTIALS,
+    SecretStore,
+    is_credential_name,
+)
+
+MAX_SECRET_FILE_BYTES = 256 * 1024
+HISTORY_SECONDS = 20.0
+"""Each git command reading history gives up after this long (a huge repository)."""
+MAX_HISTORY_BYTES = 16 * 1024 * 1024
+_SETTING = re.compile(
+    r"""^\s*(?:export\s+)?["']?(?P<name>[A-Za-z_][\w.-]*)["']?\s*[=:]\s*(?P<value>.*?)\s*,?\s*$""")
+_KEY_LINE = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
+_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+             "-c", "diff.external=", "--no-pager")
+
+
+def credential_values(text: str) -> Iterator[tuple[str, str]]:
+    """(name, value) for each credential in a secret file's `text`: a setting the
+    environment rule calls a credential (`KEY=…`, `key: …`, `"key": "…"`), any well-known
+    token or URL password, and each line of a private key."""
+    in_key = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("-----BEGIN") and "PRIVATE KEY" in line:
+            in_key = True
+            continue
+        if line.startswith("-----END"):
+            in_key = False
+            continue
+        if in_key:
+            if _KEY_LINE.match(line):
+                yield "private key", line
+            continue
+        setting = _SETTING.match(raw)
+        if setting is not None:
+            name, value = setting.group("name"), setting.group("value").strip("\"'")
+            if value and is_credential_name(name.upper().replace(".", "_").replace("-", "_"),
+                                            value):
+                yield name, value
+        for match in TOKEN_VALUES.finditer(raw):
+            yield "token", match.group(0)
+        for match in URL_CREDENTIALS.finditer(raw):
+            password = match.group(0).rstrip("@").rsplit(":", 1)[-1]
+            yield "URL password", password
+
+
+class KnownSecrets:
+    """Registers a workspace's secret values with the redactor (module docstring)."""
+
+    def __init__(self, root: Path, store: SecretStore = STORE) -> None:
+        self.root = Path(os.path.realpath(root))
+        self.store = store
+        self._seen: dict[str, tuple[int, int, int]] = {}
+        self._lock = threading.Lock()
+        self._history_done = threading.Event()
+        self._history_started = False
+        self.notice: str | None = None
+        """Set when history could not be read whole (a huge repository, no git)."""
+
+    def refresh(self) -> None:
+        """Register the credentials of the secret files now, and (once, waiting for it)
+        those of git's history. Called before each command runs."""
+        self.start_history()
+        with self._lock:
+            self._present()
+        self._history_done.wait(HISTORY_SECONDS * 2 + 5)
+
+    def start_history(self) -> None:
+        """Read git's history in the background (once)."""
+        with self._lock:
+            if self._history_started:
+                return
+            self._history_started = True
+        threading.Thread(target=self._history, name="swetui-known-secrets",
+                         daemon=True).start()
+
+    def _register(self, source: str, text: str) -> None:
+        for name, value in credential_values(text):
+            if len(value) >= MIN_REDACTED:
+                self.store.register(value, f"{source}:{name}")
+
+    def _present(self) -> None:
+        try:
+            _readonly, named = secret_files(self.root).covering()
+        except WorkspaceTooLarge:
+            return
+        for path in named:
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            mark = (info.st_ino, info.st_size, info.st_mtime_ns)
+            if self._seen.get(path) == mark or info.st_size > MAX_SECRET_FILE_BYTES:
+                continue
+            self._seen[path] = mark
+            try:
+                with open(path, "rb") as handle:
+                    text = handle.read(MAX_SECRET_FILE_BYTES).decode("utf-8", "replace")
+            except OSError:
+                continue
+            self._register(os.path.relpath(path, self.root), text)
+
+    def _git(self, *args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", *_SAFE_GIT, "-C", str(self.root), *args],
+                                  capture_output=True, timeout=HISTORY_SECONDS,
+                                  env={**os.environ, "GIT_OPTIONAL_LOCKS": "0",
+                                       "GIT_TERMINAL_PROMPT": "0"},
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired):
+            self.notice = "git history was not read whole for secrets (too slow or no git)"
+            return None
+        if done.returncode != 0:
+            return None
+        return done.stdout[:MAX_HISTORY_BYTES].decode("utf-8", "replace")
+
+    def _history(self) -> None:
+        try:
+            listed = self._git("log", "--all", "--reflog", "--format=", "--name-only",
+                               "--diff-filter=A", "--no-renames", "-z")
+            if not listed:
+                return
+            paths = sorted({path for path in listed.replace("\n", "\0").split("\0")
+                            if path and is_secret_file(path)})
+            if not paths:
+                return
+            patch = self._git("log", "--all", "--reflog", "--format=", "-p", "--no-textconv",
+                              "--no-ext-diff", "--no-color", "--no-renames", "--", *paths)
+            if patch:
+                added = "\n".join(line[1:] for line in patch.splitlines()
+                                  if line.startswith("+") and not line.startswith("+++"))
+                self._register("git history", added)
+        finally:
+            self._history_done.set()
+
+
+@functools.lru_cache(maxsize=16)
+def known_secrets(root: str) -> KnownSecrets:
+    """The workspace's known secrets, one per workspace in this process."""
+    return KnownSecrets(Path(root))

@@ -1,0 +1,77 @@
+"""A `.env` committed once and deleted since is still in git's objects: inside the sandbox
+`git log -p` and `git show` print it (git must keep working there, and the kernel cannot
+tell reading history from reading a log). What is protected is the values: every credential
+in the workspace's secret files, now and in history, is redacted from the command's result
+before the model, the screen or the session log gets it."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from swetui.agent.known_secrets import credential_values
+from swetui.agent.sandbox import probe
+from swetui.agent.toolbox import Toolbox
+from swetui.engine.bus import EventBus
+from tests.agent.conftest import tool_call
+from tests.agent.test_sandbox import approving
+
+LIVE = "sk_live_plantedSTILLINUSE0123456789abcd"
+ROTATED = "hunter2-rotated-db-password-42"
+PRIVATE_LINE = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7plantedKEYLINE"
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root),
+                    *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def leaky_history(ws_root: Path) -> Path:
+    """A repository whose history holds a `.env` (still in use, now untracked), a rotated
+    database password in a deleted `config/prod.env`, and a deleted private key."""
+    git(ws_root, "init", "-q")
+    (ws_root / ".env").write_text(f"STRIPE_KEY={LIVE}\n")
+    (ws_root / "config").mkdir()
+    (ws_root / "config" / "prod.env").write_text(f"export DB_PASSWORD='{ROTATED}'\n")
+    (ws_root / "server.key").write_text("-----BEGIN PRIVATE KEY-----\n"
+                                        f"{PRIVATE_LINE}\n-----END PRIVATE KEY-----\n")
+    git(ws_root, "add", "-A")
+    git(ws_root, "commit", "-qm", "first")
+    git(ws_root, "rm", "-q", "--cached", ".env")
+    git(ws_root, "rm", "-q", "config/prod.env", "server.key")
+    (ws_root / ".gitignore").write_text(".env\n")
+    git(ws_root, "add", ".gitignore")
+    git(ws_root, "commit", "-qm", "untrack secrets")
+    return ws_root
+
+
+@pytest.mark.skipif(not probe().available, reason=f"no kernel sandbox: {probe().detail}")
+async def test_git_history_prints_no_known_secret(leaky_history: Path,
+                                                  make_toolbox: Callable[..., Toolbox],
+                                                  agent_bus: EventBus) -> None:
+    toolbox = make_toolbox("auto")
+    approving(toolbox.queue, agent_bus)  # naming .env asks: the user approves (confined)
+    result = await toolbox.run(tool_call(
+        "bash", command="git log --oneline; git log -p | cat; git show HEAD~1:.env; "
+                        "git show HEAD~1:config/prod.env; git status --short"))
+    out = result.content
+    assert "untrack secrets" in out and "first" in out  # git still works
+    assert "[redacted: " in out and "STRIPE_KEY=" in out  # the names stay, the values go
+    for value in (LIVE, ROTATED, PRIVATE_LINE):
+        assert value not in out
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("API_KEY=abcdefgh12345678", ["abcdefgh12345678"]),
+    ('  "client_secret": "s3cr3t-value-xyz",', ["s3cr3t-value-xyz"]),
+    ("DEBUG=true\nHOST=example.org\nPORT=8080", []),
+    ("DATABASE_URL=postgres://app:pw-12345678@db/app",
+     ["postgres://app:pw-12345678@db/app", "pw-12345678"]),
+])
+def test_credential_values_are_what_the_environment_rule_calls_credentials(
+        text: str, expected: list[str]) -> None:
+    assert [value for _name, value in credential_values(text)] == expected
