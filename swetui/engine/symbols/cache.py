@@ -30,7 +30,7 @@ from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
-FORMAT = 8
+FORMAT = 9
 """Bumped when what is stored changes; a file of another format is deleted and rebuilt."""
 MAX_ROW_BYTES = 8_000_000
 ROW_PER_BYTE, ROW_SLACK = 8, 4096
@@ -59,6 +59,8 @@ SCHEMA = ("CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
           "data BLOB NOT NULL)")
 LEFT_OUT_SCHEMA = ("CREATE TABLE left_out (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
                    "mtime INTEGER NOT NULL, reason TEXT NOT NULL)")
+RANKS_SCHEMA = "CREATE TABLE ranks (fingerprint BLOB NOT NULL, ranks BLOB NOT NULL)"
+"""The file ranking of the whole map as it was last indexed (`stored_ranks`), one row."""
 BUSY_WAIT = 5.0
 """Seconds a read or write waits for another session's write to the file; then it is put
 off (`busy`), the file left as it is."""
@@ -142,21 +144,27 @@ def _check_numbers(symbols: FileSymbols, literal_lines: list[int]) -> None:
 @functools.cache
 def expected_schema() -> list[tuple[object, ...]]:
     """What sqlite_master holds in a file this module made (its table and its index)."""
-    return cache_file.schema_of((SCHEMA, LEFT_OUT_SCHEMA))
+    return cache_file.schema_of((SCHEMA, LEFT_OUT_SCHEMA, RANKS_SCHEMA))
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path) -> sqlite3.Connection:
     connection = cache_file.connect(path, timeout=BUSY_WAIT, isolation_level=None)
     connection.execute("PRAGMA trusted_schema = OFF")  # nothing in the file runs SQL functions
     return connection
 
 
-def _check(connection: sqlite3.Connection) -> None:
+def check(connection: sqlite3.Connection) -> None:
     """Raise CacheUnusable unless the file holds exactly swetui's table of this format."""
     (version,) = connection.execute("PRAGMA user_version").fetchone()
     schema = connection.execute(cache_file.MASTER).fetchall()
     if version != FORMAT or schema != expected_schema():
         raise CacheUnusable(f"format {version}, not {FORMAT}, or a schema swetui did not write")
+
+
+def create(path: Path) -> None:
+    """Make the cache file with swetui's tables if it is not there (`prepare`d)."""
+    if not cache_file.prepare(path, create=False):
+        _create(path)
 
 
 def remove(path: Path, why: str) -> None:
@@ -199,8 +207,8 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
     if not present:
         return
     try:
-        with contextlib.closing(_connect(path)) as connection:
-            _check(connection)
+        with contextlib.closing(connect(path)) as connection:
+            check(connection)
             rows = connection.execute(
                 "SELECT path, size, mtime, language, lines, data FROM files "
                 "WHERE typeof(path) = 'text' AND typeof(size) = 'integer' "
@@ -231,8 +239,8 @@ def left_out(path: Path) -> dict[str, LeftOut]:
     try:
         if not cache_file.prepare(path, create=False):
             return {}
-        with contextlib.closing(_connect(path)) as connection:
-            _check(connection)
+        with contextlib.closing(connect(path)) as connection:
+            check(connection)
             rows = connection.execute(
                 "SELECT path, size, mtime, reason FROM left_out WHERE typeof(path) = 'text' "
                 "AND typeof(size) = 'integer' AND typeof(mtime) = 'integer'").fetchall()
@@ -245,11 +253,12 @@ def left_out(path: Path) -> dict[str, LeftOut]:
 
 def _create(path: Path) -> None:
     cache_file.prepare(path, create=True)
-    with contextlib.closing(_connect(path)) as connection:
+    with contextlib.closing(connect(path)) as connection:
         if connection.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,):
             connection.execute("BEGIN")
             connection.execute(SCHEMA)
             connection.execute(LEFT_OUT_SCHEMA)
+            connection.execute(RANKS_SCHEMA)
             connection.execute(f"PRAGMA user_version = {FORMAT}")
             connection.execute("COMMIT")
 
@@ -272,8 +281,8 @@ def save(path: Path, files: dict[str, Entry], changed: Iterable[str],
     rows = ((rel, size, mtime, symbols.language, symbols.lines, encode(symbols))
             for rel in changed if rel in files
             for symbols, (size, mtime) in (files[rel],))
-    with contextlib.closing(_connect(path)) as connection:
-        _check(connection)
+    with contextlib.closing(connect(path)) as connection:
+        check(connection)
         connection.execute("BEGIN IMMEDIATE")
         try:
             connection.executemany("DELETE FROM files WHERE path = ?", gone)

@@ -34,8 +34,10 @@ class SymbolIndex:
         return math.log((self.definitions + 1) / (self.document_frequency.get(stem, 0) + 1))
 
 
-def build_index(files: dict[str, tuple[FileSymbols, Stamp]]) -> SymbolIndex:
-    """The look-up tables of `files`, counted in bulk (`patched` keeps them current)."""
+def build_index(files: dict[str, tuple[FileSymbols, Stamp]],
+                ranks: dict[str, float] | None = None) -> SymbolIndex:
+    """The look-up tables of `files`, counted in bulk (`patched` keeps them current); the
+    files ranked unless their `ranks` are given (`stored_ranks`)."""
     index = SymbolIndex()
     by_name, by_file, referenced = index.by_name, index.by_file, index.referenced
     frequency: Counter[str] = Counter()
@@ -54,7 +56,7 @@ def build_index(files: dict[str, tuple[FileSymbols, Stamp]]) -> SymbolIndex:
         for name, count in symbols.references.items():
             referenced[name] = referenced.get(name, 0) + count
     index.document_frequency = dict(frequency)
-    index.file_rank = rank_files(index.by_file, index.by_name)
+    index.file_rank = rank_files(index.by_file, index.by_name) if ranks is None else ranks
     return index
 
 

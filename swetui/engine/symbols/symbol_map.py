@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 from swetui.engine.gc_pause import gc_paused
-from swetui.engine.symbols import cache, cache_file, generated, stem_memo
+from swetui.engine.symbols import cache, cache_file, generated, stem_memo, stored_ranks
 from swetui.engine.symbols.build_order import build_order
 from swetui.engine.symbols.cache import CacheUnusable, Entry, LeftOut, Stamp
 from swetui.engine.symbols.extract import FileSymbols, extract
@@ -274,8 +274,12 @@ class SymbolMap:
                 return self._index[1]
             generation, files = self.generation, dict(self.files)
             progress, skipped = self.progress, _reasons(self.skipped)
+        whole = progress is None and self.cache_path is not None
+        ranks = stored_ranks.load(self.cache_path, files) if whole and self.cache_path else None
         with gc_paused(freeze=True):
-            built = build_index(files)
+            built = build_index(files, ranks)
+        if whole and ranks is None and self.cache_path is not None:
+            stored_ranks.save(self.cache_path, files, built.file_rank)
         built.partial = progress
         built.skipped = skipped
         with self._lock:
