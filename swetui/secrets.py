@@ -104,6 +104,13 @@ class SecretStore:
         self._redacted[value] = name
         self._compile()
 
+    def register_many(self, values: list[tuple[str, str]]) -> None:
+        """Redact each (value, name) from now on, compiling the pattern once."""
+        fresh = [(value, name) for value, name in values if value not in self._redacted]
+        if fresh:
+            self._redacted.update(fresh)
+            self._compile()
+
     def get(self, name: str) -> str | None:
         return self._variables.get(name)
 

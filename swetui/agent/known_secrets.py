@@ -109,16 +109,17 @@ class KnownSecrets:
         threading.Thread(target=self._history, name="swetui-known-secrets",
                          daemon=True).start()
 
-    def _register(self, source: str, text: str) -> None:
-        for name, value in credential_values(text):
-            if len(value) >= MIN_REDACTED:
-                self.store.register(value, f"{source}:{name}")
+    @staticmethod
+    def _found(source: str, text: str) -> list[tuple[str, str]]:
+        return [(value, f"{source}:{name}") for name, value in credential_values(text)
+                if len(value) >= MIN_REDACTED]
 
     def _present(self) -> None:
         try:
-            _readonly, named = secret_files(self.root).covering()
+            named = secret_files(self.root).named()
         except WorkspaceTooLarge:
             return
+        found: list[tuple[str, str]] = []
         for path in named:
             try:
                 info = os.stat(path)
@@ -133,7 +134,8 @@ class KnownSecrets:
                     text = handle.read(MAX_SECRET_FILE_BYTES).decode("utf-8", "replace")
             except OSError:
                 continue
-            self._register(os.path.relpath(path, self.root), text)
+            found += self._found(os.path.relpath(path, self.root), text)
+        self.store.register_many(found)
 
     def _git(self, *args: str) -> str | None:
         try:
@@ -164,7 +166,7 @@ class KnownSecrets:
             if patch:
                 added = "\n".join(line[1:] for line in patch.splitlines()
                                   if line.startswith("+") and not line.startswith("+++"))
-                self._register("git history", added)
+                self.store.register_many(self._found("git history", added))
         finally:
             self._history_done.set()
 

@@ -97,6 +97,13 @@ class SecretFiles:
                       and os.path.join(directory, entry.name) not in named]
             return list(self._readonly), [*self._named, *others]
 
+    def named(self) -> list[str]:
+        """Every file of the workspace that is a secret by its name or its link's target,
+        now (an incremental walk; the home's secrets are not gathered). Raises
+        WorkspaceTooLarge."""
+        with self._lock:
+            return list(self._scan.scan().secrets)
+
     def _refresh(self, strict: bool = False) -> set[tuple[int, int]]:
         """Walk again (only changed directories are listed) and gather the inodes; the
         lock is held."""
