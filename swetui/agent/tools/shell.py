@@ -17,6 +17,7 @@ import time
 from typing import BinaryIO
 
 from swetui.agent.sandbox import SETUP_FAILED, Sandbox, WorkspaceTooLarge, setup_failure
+from swetui.agent.sandbox.readable import readable_paths
 from swetui.agent.tools.base import ToolResult
 from swetui.secrets import STORE, is_secret_name
 
@@ -92,6 +93,36 @@ def sandbox_denial(text: str) -> str | None:
     return None
 
 
+_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|`([^`']+)'")
+
+
+def hidden_outside(text: str, root: str, granted: list[str]) -> str | None:
+    """The first "No such file or directory" line naming a path outside the workspace and
+    outside every place the sandbox lets a command read (`granted`): the sandbox hides such a
+    place, so the file may well exist outside it (`cat ../other/notes.txt` in a workspace
+    under /tmp). Judged on the path's name only: whether it exists is not looked up, so the
+    hint tells the model nothing about what is there."""
+    real_root = os.path.realpath(root)
+    for line in text.splitlines():
+        if "No such file or directory" not in line:
+            continue
+        candidates = [group for match in _QUOTED.finditer(line) for group in match.groups()
+                      if group]
+        candidates += [part.strip() for part in line.split(": ")]
+        for candidate in candidates:
+            if "/" not in candidate or "\0" in candidate:
+                continue
+            path = os.path.normpath(os.path.join(real_root, os.path.expanduser(candidate)))
+            if not _under(path, real_root) and not any(_under(path, place)
+                                                        for place in granted):
+                return line.strip()[:200]
+    return None
+
+
+def _under(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
 def _not_started(command: str, reason: str) -> ToolResult:
     """The result when the sandbox could not start: the command never ran."""
     return ToolResult(content=f"$ {command}\nThe command did not run: the sandbox could not "
@@ -148,7 +179,10 @@ async def run_command(command: str, cwd: str, timeout: float,
     if dropped:
         notes.append(f"[output cut: {total:,} bytes in all; the middle "
                      f"{dropped:,} bytes are not shown]")
-    denied = sandbox_denial(text) if confined and code not in (0, None) else None
+    denied = None
+    if confined and code not in (0, None) and sandbox is not None:
+        denied = sandbox_denial(text) or hidden_outside(
+            text, cwd, readable_paths(cwd, extra=sandbox.readable))
     if timed_out:
         notes.append(f"[timed out after {timeout:g} s: the command and its children were "
                      "killed]")
