@@ -42,10 +42,15 @@ MAX_SECRET_FILE_BYTES = 256 * 1024
 HISTORY_SECONDS = 20.0
 """Each git command reading history gives up after this long (a huge repository)."""
 MAX_HISTORY_BYTES = 16 * 1024 * 1024
+MAX_HISTORY_PATHS = 1_000
+MAX_VALUES = 5_000
+"""Values registered at most from one workspace: each one costs every tool result a
+substring test, and a planted history could hold millions."""
 _SETTING = re.compile(
     r"""^\s*(?:export\s+)?["']?(?P<name>[A-Za-z_][\w.-]*)["']?\s*[=:]\s*(?P<value>.*?)\s*,?\s*$""")
 _KEY_LINE = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
-_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+_SAFE_GIT = ("--literal-pathspecs", "-c", "core.fsmonitor=false",
+             "-c", "core.hooksPath=/dev/null",
              "-c", "diff.external=", "--no-pager")
 
 
@@ -86,6 +91,7 @@ class KnownSecrets:
         self.root = Path(os.path.realpath(root))
         self.store = store
         self._seen: dict[str, tuple[int, int, int]] = {}
+        self._values: set[str] = set()
         self._lock = threading.Lock()
         self._history_done = threading.Event()
         self._history_started = False
@@ -109,10 +115,18 @@ class KnownSecrets:
         threading.Thread(target=self._history, name="swetui-known-secrets",
                          daemon=True).start()
 
-    @staticmethod
-    def _found(source: str, text: str) -> list[tuple[str, str]]:
-        return [(value, f"{source}:{name}") for name, value in credential_values(text)
-                if len(value) >= MIN_REDACTED]
+    def _found(self, source: str, text: str) -> list[tuple[str, str]]:
+        found = []
+        for name, value in credential_values(text):
+            if len(value) < MIN_REDACTED or value in self._values:
+                continue
+            if len(self._values) >= MAX_VALUES:
+                self.notice = f"more than {MAX_VALUES:,} secret values in the workspace's " \
+                              "secret files and history: the rest are not redacted"
+                break
+            self._values.add(value)
+            found.append((value, f"{source}:{name}"))
+        return found
 
     def _present(self) -> None:
         try:
@@ -158,7 +172,7 @@ class KnownSecrets:
             if not listed:
                 return
             paths = sorted({path for path in listed.replace("\n", "\0").split("\0")
-                            if path and is_secret_file(path)})
+                            if path and is_secret_file(path)})[:MAX_HISTORY_PATHS]
             if not paths:
                 return
             patch = self._git("log", "--all", "--reflog", "--format=", "-p", "--no-textconv",

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from swetui.agent.known_secrets import credential_values
+from swetui.agent.known_secrets import MAX_VALUES, KnownSecrets, credential_values
 from swetui.agent.sandbox import probe
 from swetui.agent.toolbox import Toolbox
 from swetui.engine.bus import EventBus
+from swetui.secrets import SecretStore
 from tests.agent.conftest import tool_call
 from tests.agent.test_sandbox import approving
 
@@ -75,3 +76,15 @@ async def test_git_history_prints_no_known_secret(leaky_history: Path,
 def test_credential_values_are_what_the_environment_rule_calls_credentials(
         text: str, expected: list[str]) -> None:
     assert [value for _name, value in credential_values(text)] == expected
+
+
+def test_a_planted_flood_of_values_is_capped(tmp_path: Path) -> None:
+    """Every known value costs each tool result a substring test: a workspace cannot make
+    swetui hold millions of them (a planted `.env` or history)."""
+    (tmp_path / ".env").write_text("".join(f"TOKEN_{n}=value-{n:012d}\n"
+                                           for n in range(MAX_VALUES + 500)))
+    store = SecretStore()
+    known = KnownSecrets(tmp_path, store)
+    known.refresh()
+    assert len(store.values()) == MAX_VALUES and known.notice is not None
+    assert "TOKEN_0=[redacted: " in store.redact(f"TOKEN_0=value-{0:012d}")
