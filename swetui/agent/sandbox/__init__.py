@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from swetui.agent.sandbox.readable import ETC_SECRETS, readable_paths
+from swetui.agent.sandbox.readable import ETC_SECRETS, readable_paths, shares_home
 from swetui.agent.sandbox.scan import MAX_WALK, WorkspaceTooLarge
 from swetui.agent.sandbox.scrubbed import candidates, scrubbed_copies
 from swetui.agent.sandbox.secret_files import SecretFiles, secret_files
@@ -73,6 +73,19 @@ def _own_code_dirs() -> list[str]:
     package = Path(__file__).resolve().parents[2]
     return sorted({str(package), os.path.realpath(sys.prefix),
                    os.path.realpath(sys.base_prefix), os.path.dirname(INTERPRETER)})
+
+
+def _own_code_readable(home: str) -> list[str]:
+    """`_own_code_dirs` as places a command may read: a Python installed with the home as
+    its prefix (`./configure --prefix=$HOME`) grants its library folder, not the home."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    found = []
+    for path in _own_code_dirs():
+        if not shares_home(path, home):
+            found.append(path)
+        elif os.path.isdir(library := os.path.join(path, "lib", version)):
+            found.append(library)
+    return found
 
 
 @dataclass(frozen=True)
@@ -185,18 +198,32 @@ class Sandbox:
             own = [path for path in _own_code_dirs()
                    if path == root or path.startswith(root + "/")]
             spec["readonly"] = [*readonly, *own]
-            readable = readable_paths(root, extra=(*self.readable, *_own_code_dirs()))
+            home = os.environ.get("HOME") or str(Path.home())
+            readable = readable_paths(root, extra=(*self.readable, *_own_code_readable(home)))
             spec["readable"] = readable
-            extra = [path for rule in self._extra_secrets for path in rule.covering()[1]]
+            extra = self._extra_covered()
             git_dirs = [*self._git_before, *(path for path in readable
                                              if os.path.isfile(os.path.join(path, "HEAD")))]
             spec["replace"], unreadable = scrubbed_copies(
-                candidates(os.environ.get("HOME") or str(Path.home()), git_dirs),
+                candidates(home, git_dirs),
                 self.scrubbed)
             spec["hide"] = [*secrets, *extra, *unreadable, *home_secrets(), *ETC_SECRETS,
                             *SYSTEM_SECRETS, *(() if self.network else OFFLINE_SECRETS)]
         return [INTERPRETER, "-I", "-S", "-c", HELPER_SOURCE, json.dumps(spec), "--",
                 shell, "-c", command]
+
+    def _extra_covered(self) -> list[str]:
+        """The secret files in the `sandbox_read` places (raises WorkspaceTooLarge naming
+        the entry that is too large to scan)."""
+        covered = []
+        for rule in self._extra_secrets:
+            try:
+                covered += rule.covering()[1]
+            except WorkspaceTooLarge:
+                raise WorkspaceTooLarge(
+                    f"sandbox_read entry {rule.root} has more than {MAX_WALK:,} entries to "
+                    "scan for secret files; name a smaller folder in the config") from None
+        return covered
 
     def quarantine_new_git(self) -> list[str]:
         """Git metadata a confined command created (`git init`, a planted `.git` file) would

@@ -111,6 +111,11 @@ def _toolchain(prefix: str, home: str) -> bool:
                real == os.path.realpath(root) for root in roots)
 
 
+def shares_home(path: str, home: str) -> bool:
+    """Whether granting `path` would grant the home (it is the home, or above it)."""
+    return _shared(path, home)
+
+
 def _shared(path: str, home: str) -> bool:
     """A directory that holds more than one toolchain (the home, `~/.local`, `/`, a parent
     of the home): granting it would grant the user's data."""
