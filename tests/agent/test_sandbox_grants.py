@@ -57,3 +57,27 @@ def test_a_sandbox_read_folder_too_large_to_scan_is_named(
             sandbox.argv("true", "/bin/sh", confine=True)
     finally:
         sandbox.close()
+
+
+@pytest.mark.skipif(not probe().available, reason=f"no kernel sandbox here: {probe().detail}")
+def test_pytest_runs_in_a_package_of_a_monorepo_whose_top_configures_it(tmp_path: Path) -> None:
+    """pytest takes the top's pyproject.toml as its rootdir and lists each folder from there
+    down to the tests: the sandbox lets it list them (names only), not read the rest."""
+    top = tmp_path / "mono"
+    package = top / "packages" / "billing"
+    (package / "tests").mkdir(parents=True)
+    (top / "services").mkdir()
+    (top / "services" / "notes.txt").write_text(f"admin login {KEY}\n")
+    (top / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = "-q"\n')
+    (package / "tests" / "test_total.py").write_text("def test_total():\n    assert 1 + 1 == 2\n")
+    subprocess.run(["git", "init", "-q", str(top)], check=True)
+    sandbox = Sandbox(package, cover=())
+    try:
+        done = subprocess.run(sandbox.argv(
+            f"{sys.executable} -m pytest -p no:cacheprovider -p no:randomly; "
+            "cat ../../services/notes.txt", "/bin/sh", confine=True),
+            cwd=package, capture_output=True, text=True, timeout=120)
+    finally:
+        sandbox.close()
+    assert "1 passed" in done.stdout, done.stdout + done.stderr
+    assert KEY not in done.stdout + done.stderr

@@ -21,7 +21,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from swetui.agent.sandbox.readable import ETC_SECRETS, readable_paths, shares_home
+from swetui.agent.sandbox.readable import (
+    ETC_SECRETS,
+    listable_paths,
+    readable_paths,
+    shares_home,
+)
 from swetui.agent.sandbox.scan import MAX_WALK, WorkspaceTooLarge
 from swetui.agent.sandbox.scrubbed import candidates, scrubbed_copies
 from swetui.agent.sandbox.secret_files import SecretFiles, secret_files
@@ -201,6 +206,7 @@ class Sandbox:
             home = os.environ.get("HOME") or str(Path.home())
             readable = readable_paths(root, extra=(*self.readable, *_own_code_readable(home)))
             spec["readable"] = readable
+            spec["listable"] = listable_paths(root, home)
             extra = self._extra_covered()
             git_dirs = [*self._git_before, *(path for path in readable
                                              if os.path.isfile(os.path.join(path, "HEAD")))]

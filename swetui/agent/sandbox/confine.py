@@ -86,6 +86,8 @@ if TYPE_CHECKING:
         """[copy, original]: a config shown as its copy without credentials (`scrubbed.py`)."""
         readable: NotRequired[list[str]]
         """Where the command may read outside the workspace (`readable.py`)."""
+        listable: NotRequired[list[str]]
+        """Directories whose tree may be listed, not read (`readable.listable_paths`)."""
         scratch: NotRequired[str]
         """The private temp directory as mounted; set by the supervisor itself."""
 
@@ -108,7 +110,7 @@ def _init(spec: Spec, argv: list[str]) -> None:
         pass  # Landlock still denies their environ and memory
     new_session_keyring()
     landlock_restrict([spec["workspace"], spec["scratch"]], list(DEVICES),
-                      spec.get("readable", []))
+                      spec.get("readable", []), spec.get("listable", []))
     drop_capabilities()
     os.chdir(spec["workspace"])
     os.environ["TMPDIR"] = spec["scratch"]

@@ -103,10 +103,11 @@ def fs_rights(abi: int) -> int:
     return rights
 
 
-def landlock_restrict(writable: list[str], devices: list[str], readable: list[str]) -> int:
+def landlock_restrict(writable: list[str], devices: list[str], readable: list[str],
+                      listable: list[str] | None = None) -> int:
     """Confine this process (and what it execs) to reading and executing only under
-    `readable` (and the private `/dev`), and writing only in `writable`. Returns the ABI
-    used."""
+    `readable` (and the private `/dev`), listing (not reading) the directories under
+    `listable`, and writing only in `writable`. Returns the ABI used."""
     abi = landlock_abi()
     if abi < 1:
         raise SetupError("Landlock is not available in this kernel")
@@ -125,6 +126,7 @@ def landlock_restrict(writable: list[str], devices: list[str], readable: list[st
     try:
         grants = [(path, READ_ONLY & handled) for path in [*readable, "/dev"]]
         grants += [(path, handled) for path in writable]
+        grants += [(path, FS_READ_DIR) for path in listable or []]
         grants += [(path, device_rights) for path in devices]
         # The sandbox's own pty instance (a fresh devpts: no other terminal is in it).
         grants += [("/dev/pts", device_rights | FS_READ_DIR), ("/dev/pts/ptmx", device_rights)]

@@ -124,10 +124,10 @@ def _shared(path: str, home: str) -> bool:
         real_home == real or real_home.startswith(real.rstrip("/") + "/")
 
 
-PROJECT_FILES = (".gitignore", ".gitattributes", "pyproject.toml", "setup.cfg", "tox.ini",
-                 "pytest.ini", ".pytest.ini", "conftest.py", "package.json", "tsconfig.json",
-                 "pnpm-workspace.yaml", "Cargo.toml", "Cargo.lock", "go.work", "go.mod",
-                 ".editorconfig")
+PROJECT_FILES = ("__init__.py", ".gitignore", ".gitattributes", "pyproject.toml", "setup.cfg",
+                 "tox.ini", "pytest.ini", ".pytest.ini", "conftest.py", "package.json",
+                 "tsconfig.json", "pnpm-workspace.yaml", "Cargo.toml", "Cargo.lock", "go.work",
+                 "go.mod", ".editorconfig")
 """Files above a workspace that tools read up to their repository's top: git's ignore rules,
 pytest's and ruff's settings, an npm, cargo or go workspace's manifest."""
 
@@ -154,6 +154,18 @@ def enclosing_repository(workspace: str, home: str) -> list[str]:
             return [*found, *(os.path.join(place, name) for place in above
                               for name in PROJECT_FILES)] if found else []
     return []
+
+
+def listable_paths(workspace: str, home: str) -> list[str]:
+    """When the workspace is a folder of a git repository whose directory the sandbox
+    grants (`enclosing_repository`), the repository's top: its folders may be listed, not
+    read, so pytest and other tools that walk down from the top (pytest lists each folder
+    from its rootdir to the tests) run as they do there. Names only (the granted git index
+    holds the tracked ones already; untracked names show too): no file there can be read
+    but the `PROJECT_FILES` above the workspace."""
+    found = enclosing_repository(workspace, home)
+    tops = [os.path.dirname(path) for path in found if os.path.basename(path) == ".git"]
+    return tops[:1]
 
 
 def worktree_git_dirs(workspace: str) -> list[str]:
