@@ -49,9 +49,13 @@ substring test, and a planted history could hold millions."""
 _SETTING = re.compile(
     r"""^\s*(?:export\s+)?["']?(?P<name>[A-Za-z_][\w.-]*)["']?\s*[=:]\s*(?P<value>.*?)\s*,?\s*$""")
 _KEY_LINE = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
-_SAFE_GIT = ("--literal-pathspecs", "-c", "core.fsmonitor=false",
-             "-c", "core.hooksPath=/dev/null",
-             "-c", "diff.external=", "--no-pager")
+_SAFE_GIT = ("--literal-pathspecs", "--no-pager", "-c", "core.fsmonitor=false",
+             "-c", "core.hooksPath=/dev/null", "-c", "diff.external=",
+             "-c", "log.showSignature=false", "-c", "gpg.program=false",
+             "-c", "gpg.ssh.program=false", "-c", "gpg.x509.program=false")
+"""git runs unconfined here, in a repository that may come from anyone (a tarball's
+`.git/config`): nothing it could run is left on (signature checks run `gpg.program`, diffs
+run external drivers and textconv, a pager)."""
 
 
 def credential_values(text: str) -> Iterator[tuple[str, str]]:
@@ -167,7 +171,8 @@ class KnownSecrets:
 
     def _history(self) -> None:
         try:
-            listed = self._git("log", "--all", "--reflog", "--format=", "--name-only",
+            listed = self._git("log", "--no-show-signature", "--all", "--reflog", "--format=",
+                               "--name-only",
                                "--diff-filter=A", "--no-renames", "-z")
             if not listed:
                 return
@@ -175,8 +180,9 @@ class KnownSecrets:
                             if path and is_secret_file(path)})[:MAX_HISTORY_PATHS]
             if not paths:
                 return
-            patch = self._git("log", "--all", "--reflog", "--format=", "-p", "--no-textconv",
-                              "--no-ext-diff", "--no-color", "--no-renames", "--", *paths)
+            patch = self._git("log", "--no-show-signature", "--all", "--reflog", "--format=",
+                              "-p", "--no-textconv", "--no-ext-diff", "--no-color",
+                              "--no-renames", "--", *paths)
             if patch:
                 added = "\n".join(line[1:] for line in patch.splitlines()
                                   if line.startswith("+") and not line.startswith("+++"))

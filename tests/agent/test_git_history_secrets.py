@@ -88,3 +88,36 @@ def test_a_planted_flood_of_values_is_capped(tmp_path: Path) -> None:
     known.refresh()
     assert len(store.values()) == MAX_VALUES and known.notice is not None
     assert "TOKEN_0=[redacted: " in store.redact(f"TOKEN_0=value-{0:012d}")
+
+
+def test_reading_history_runs_nothing_a_planted_git_config_names(tmp_path: Path) -> None:
+    """swetui reads history with git, outside the sandbox: a workspace unpacked from
+    someone's tarball carries its own `.git/config`. A signed commit with
+    `log.showSignature` ran `gpg.program`; a textconv driver runs on `-p`."""
+    pwned = tmp_path / "pwned"
+    evil = tmp_path / "evil.sh"
+    evil.write_text(f"#!/bin/sh\ntouch {pwned}\ncat \"$1\" 2>/dev/null\n")
+    evil.chmod(0o755)
+    root = tmp_path / "ws"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / ".env").write_text(f"STRIPE_KEY={LIVE}\n")
+    (root / ".gitattributes").write_text(".env diff=evil\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    tree = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD^{tree}"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    signed = (f"tree {tree}\nauthor a <a@b> 1700000000 +0000\n"
+              "committer a <a@b> 1700000000 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n"
+              " \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nsigned\n")
+    commit = subprocess.run(["git", "-C", str(root), "hash-object", "-t", "commit", "-w",
+                             "--stdin"], input=signed, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    git(root, "update-ref", "HEAD", commit)  # a signed root commit adding .env
+    for key, value in [("log.showSignature", "true"), ("gpg.program", str(evil)),
+                       ("diff.evil.textconv", str(evil)), ("core.pager", str(evil))]:
+        git(root, "config", key, value)
+    store = SecretStore()
+    KnownSecrets(root, store).refresh()
+    assert not pwned.exists()
+    assert LIVE in store.values()  # history was still read
