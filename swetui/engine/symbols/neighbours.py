@@ -82,6 +82,35 @@ def _uses(index: SymbolIndex, rel: str, definition: Definition) -> set[str]:
     return names
 
 
+def _class_of(index: SymbolIndex, rel: str, definition: Definition) -> str | None:
+    """The qualified name of the class `definition` is (a class) or is a method of."""
+    if definition.kind == "class":
+        return definition.qualname
+    outer = definition.qualname.rpartition(".")[0]
+    if outer and any(d.qualname == outer and d.kind == "class"
+                     for d in index.by_file[rel].definitions):
+        return outer
+    return None
+
+
+def definers(index: SymbolIndex, rel: str, user: Definition, name: str
+             ) -> list[tuple[str, Definition]]:
+    """Where a name `user` calls is defined (of its few definitions: `MAX_DEFINERS`). A
+    class's code calling a name its own class defines calls that one
+    (`self._send_handling_auth(…)` in `Client.send` is `Client._send_handling_auth`, not
+    `AsyncClient`'s namesake): the method is looked up on the class first, as Python
+    does. A method calling its own name calls another's (`Response.is_redirect` returns
+    `codes.is_redirect(…)`)."""
+    found = index.by_name.get(name, [])
+    own = _class_of(index, rel, user)
+    if own is not None:
+        mine = [(where, d) for where, d in found if where == rel and d is not user
+                and d.qualname == f"{own}.{name}"]
+        if mine:
+            return mine
+    return found
+
+
 def callees(index: SymbolIndex, hits: list[Hit], text: str,
             limit: int = MAX_CALLEES) -> list[Hit]:
     """Definitions the hits use whose own words (name, docstring, comments) match what the
@@ -110,10 +139,10 @@ def _used(index: SymbolIndex, hits: list[Hit], shown: list[tuple[str, Definition
         own = stems_of_identifier(used_by.name)
         whole = sum(weight for stem, weight in idf.items() if stem not in own) or 1.0
         for name in sorted(_uses(index, hit.path, used_by)):
-            definers = index.by_name.get(name, [])
-            if not definers or len(definers) > MAX_DEFINERS or name.startswith("__"):
+            found = index.by_name.get(name, [])
+            if not found or len(found) > MAX_DEFINERS or name.startswith("__"):
                 continue
-            for rel, definition in definers:
+            for rel, definition in definers(index, hit.path, used_by, name):
                 if _nested_in_function(index, rel, definition) and not (
                         rel == hit.path and _shares_function(index, rel, definition, used_by)):
                     continue  # a function nested in another is called from inside it only
@@ -150,9 +179,8 @@ def linked(index: SymbolIndex, rel: str, definition: Definition, *,
     function nested in another one is called from inside it only."""
     found: list[tuple[str, Definition]] = []
     for name in sorted(_uses(index, rel, definition)):
-        definers = index.by_name.get(name, [])
-        if len(definers) <= MAX_DEFINERS and not name.startswith("__"):
-            found += [(where, d) for where, d in definers
+        if len(index.by_name.get(name, [])) <= MAX_DEFINERS and not name.startswith("__"):
+            found += [(where, d) for where, d in definers(index, rel, definition, name)
                       if not _nested_in_function(index, where, d)
                       or (where == rel and _shares_function(index, rel, d, definition))]
     around = _function_around(index, rel, definition)
