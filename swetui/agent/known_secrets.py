@@ -52,10 +52,12 @@ _KEY_LINE = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
 _SAFE_GIT = ("--literal-pathspecs", "--no-pager", "-c", "core.fsmonitor=false",
              "-c", "core.hooksPath=/dev/null", "-c", "diff.external=",
              "-c", "log.showSignature=false", "-c", "gpg.program=false",
-             "-c", "gpg.ssh.program=false", "-c", "gpg.x509.program=false")
+             "-c", "gpg.ssh.program=false", "-c", "gpg.x509.program=false",
+             "-c", "protocol.allow=never", "-c", "core.sshCommand=false")
 """git runs unconfined here, in a repository that may come from anyone (a tarball's
 `.git/config`): nothing it could run is left on (signature checks run `gpg.program`, diffs
-run external drivers and textconv, a pager)."""
+run external drivers and textconv, a pager, a partial clone fetches missing objects over
+any transport: `GIT_NO_LAZY_FETCH` in `_git` too)."""
 
 
 def credential_values(text: str) -> Iterator[tuple[str, str]]:
@@ -160,6 +162,7 @@ class KnownSecrets:
             done = subprocess.run(["git", *_SAFE_GIT, "-C", str(self.root), *args],
                                   capture_output=True, timeout=HISTORY_SECONDS,
                                   env={**os.environ, "GIT_OPTIONAL_LOCKS": "0",
+                                       "GIT_NO_LAZY_FETCH": "1",
                                        "GIT_TERMINAL_PROMPT": "0"},
                                   stdin=subprocess.DEVNULL)
         except (OSError, subprocess.TimeoutExpired):

@@ -121,3 +121,26 @@ def test_reading_history_runs_nothing_a_planted_git_config_names(tmp_path: Path)
     KnownSecrets(root, store).refresh()
     assert not pwned.exists()
     assert LIVE in store.values()  # history was still read
+
+
+def test_reading_history_fetches_nothing_for_a_planted_partial_clone(tmp_path: Path) -> None:
+    """A partial clone fetches the blobs it lacks when `git log -p` needs them, over its
+    remote's transport: a planted remote with `core.sshCommand` would run that command."""
+    source = tmp_path / "source"
+    source.mkdir()
+    git(source, "init", "-q")
+    (source / ".env").write_text(f"STRIPE_KEY={LIVE}\n")
+    git(source, "add", ".env")
+    git(source, "commit", "-qm", "one")
+    git(source, "config", "uploadpack.allowFilter", "true")
+    root = tmp_path / "ws"
+    subprocess.run(["git", "clone", "-q", "--filter=blob:none", "--no-checkout",
+                    f"file://{source}", str(root)], check=True, capture_output=True)
+    pwned = tmp_path / "pwned"
+    evil = tmp_path / "evil.sh"
+    evil.write_text(f"#!/bin/sh\ntouch {pwned}\n")
+    evil.chmod(0o755)
+    git(root, "config", "remote.origin.url", "ssh://evil.example/x")
+    git(root, "config", "core.sshCommand", str(evil))
+    KnownSecrets(root, SecretStore()).refresh()
+    assert not pwned.exists()
