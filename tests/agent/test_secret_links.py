@@ -139,11 +139,13 @@ def test_reading_outside_what_the_sandbox_reads_is_not_harmless(command: str,
 
 @pytest.mark.parametrize("command", ["cat /proc/1/environ", "strings /proc/self/environ",
                                      "grep -a KEY /proc/1/environ", "cat /proc/1/cmdline",
-                                     "cat /etc/shadow", "head /etc/ssl/private/server.key"])
+                                     "cat /etc/shadow", "head /etc/ssl/private/server.key",
+                                     "cat /proc/1/fd/3", "cat /proc/1/cwd/app.py"])
 def test_another_process_or_a_system_secret_is_not_harmless(command: str,
                                                             tmp_path: Path) -> None:
     """Found attacking: without a sandbox, `cat /proc/1/environ` ran unasked, and the
-    user's shell's environment holds their API keys (a sandbox has its own /proc)."""
+    user's shell's environment holds their API keys (a sandbox has its own /proc); a link
+    of another process that cannot be read (`/proc/1/fd/3`) raised instead of asking."""
     assert not is_harmless(command, str(tmp_path))
     assert is_harmless("cat /proc/cpuinfo && cat /etc/os-release", str(tmp_path))
 

@@ -47,7 +47,10 @@ def secret_target(path: str, root: str) -> bool:
     """Whether `path` (absolute, or relative to the workspace `root`) resolves, through
     every link on the way, to a secret file, a credential directory or a credential file
     of the user's home: what is read is the target, whatever the link is called."""
-    real = os.path.realpath(os.path.join(root, path))
+    try:
+        real = os.path.realpath(os.path.join(root, path))
+    except OSError:  # a link that cannot be read (`/proc/<pid>/fd/3` of another process)
+        return True  # cannot tell where it leads: taken as a secret (it asks)
     rel = os.path.relpath(real, os.path.realpath(root))
     inside = rel != ".." and not rel.startswith("../")
     if is_secret_file(rel if inside else real) or os.path.basename(real) in CREDENTIAL_DIRS:
