@@ -1,7 +1,8 @@
 """A shortlist's five places are few: an async twin of a place already listed
 (`aiter_decoded` beside `iter_decoded`, `AsyncStream.read_decoded` beside
 `Stream.read_decoded`) is the same behaviour, read with it, and takes no entry of its own;
-the entry goes to the next likely place."""
+the entry goes to the next likely place. So does a property's setter beside its getter (one
+name, one place)."""
 
 from __future__ import annotations
 
@@ -101,3 +102,33 @@ def test_of_two_twins_the_sync_one_is_listed_where_the_first_ranked(tmp_path: Pa
     listed = _shortlisted(index, chosen, Relevance(index, REQUEST))
     assert [hit.definition.qualname for hit in listed if hit.definition is not None] == [
         "Stream.iter_decoded", "chain_decoders", "gzip_decoder"]
+
+
+SETTINGS = '''\
+class Session:
+    @property
+    def retry_backoff(self):
+        """Seconds to wait before a request is retried."""
+        return self._retry_backoff
+
+    @retry_backoff.setter
+    def retry_backoff(self, seconds):
+        """Seconds to wait before a request is retried."""
+        self._retry_backoff = seconds
+'''
+
+
+def test_a_property_getter_and_setter_take_one_entry(tmp_path: Path) -> None:
+    index = mapped_workspace(tmp_path, {"session.py": SETTINGS, "decoders.py": DECODERS})
+    by_start = sorted(((d.start, rel, d) for rel, symbols in index.by_file.items()
+                       for d in symbols.definitions if d.name == "retry_backoff"),
+                      key=lambda entry: entry[0])
+    assert len(by_start) == 2  # the map keeps both
+    others = [(rel, d) for rel, symbols in index.by_file.items() for d in symbols.definitions
+              if "_decoder" in d.name]
+    chosen = [(10.0 - n, rel, d) for n, (rel, d) in enumerate(
+        [(rel, d) for _start, rel, d in by_start] + others)]
+    listed = _shortlisted(index, chosen, Relevance(index, "How long is the retry backoff?"))
+    names = [hit.definition.qualname for hit in listed if hit.definition is not None]
+    assert names.count("Session.retry_backoff") == 1
+    assert len(names) == 5  # the place it left goes to the next candidate

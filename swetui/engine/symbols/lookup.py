@@ -241,16 +241,19 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
 
 def _shortlisted(index: SymbolIndex, chosen: list[Scored], scores: Relevance) -> list[Hit]:
     """The first SHORTLIST of `chosen` (best first), each a `candidate`; a definition inside
-    one already listed (or around it) is not listed again, and of two twins (`twins`) one
-    is, the sync one, where the first of them ranked: an entry is a place to read, and five
-    places are few. A class is listed by one of its members (`member_meant`)."""
+    one already listed (or around it), or of the same name (a property's setter), is not
+    listed again, and of two twins (`twins`) one is, the sync one, where the first of them
+    ranked: an entry is a place to read, and five places are few. A class is listed by one
+    of its members (`member_meant`)."""
     hits: list[Hit] = []
     listed: list[Hit] = []  # what each entry stands for: a class listed by its member
     for score, rel, definition in chosen:
         if len(hits) >= SHORTLIST:
             break
-        if _within_one_of(listed, rel, definition):
-            continue
+        if _within_one_of(listed, rel, definition) or any(
+                h.path == rel and h.definition is not None
+                and h.definition.qualname == definition.qualname for h in listed):
+            continue  # a property's setter beside its getter: one name, one place
         place = member_meant(index, rel, definition, chosen, scores) or definition
         twin = next((n for n, h in enumerate(listed)
                      if h.definition is not None and twins(h.definition, definition)), None)
