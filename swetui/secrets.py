@@ -111,6 +111,11 @@ class SecretStore:
             self._redacted.update(fresh)
             self._compile()
 
+    def redacted(self) -> list[tuple[str, str]]:
+        """(value, name shown in its place) of each redacted value: what a child process
+        that must redact as this one does is given (through a pipe, never its environment)."""
+        return list(self._redacted.items())
+
     def get(self, name: str) -> str | None:
         return self._variables.get(name)
 

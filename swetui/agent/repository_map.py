@@ -6,17 +6,23 @@ repository outline, an item the user pins to send it."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 
+from swetui.agent.map_child import ChildFailed, build_in_child
 from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.engine.events import EngineNotice
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
+from swetui.engine.symbols import cache
 from swetui.engine.symbols.cache import FILE_NAME
 from swetui.engine.symbols.outline import outline
 from swetui.engine.symbols.semantic import VECTORS_FILE, keep_vectors
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
+
+log = logging.getLogger(__name__)
 
 ITEM_ID = "repo-map"
 TITLE = "Repository map (ranked outline; pin it to send it)"
@@ -25,6 +31,9 @@ MAP_CACHE = FILE_NAME
 RUN_WAIT = 120.0
 """Seconds `swetui run`'s request waits for the first build (the screen's waits a few): a
 headless run has no screen to keep live, and a map still building when it ends is lost."""
+CHILD_FILES = 2_000
+"""A build with at least this many files to parse runs in a child process (`map_child`);
+fewer (a restart with a few changed files) are parsed in a worker thread."""
 SAVE_DELAY = 2.0
 """Seconds between a change and writing the cache: a burst of changes makes one write (of
 the changed files' rows alone). A kill before it costs nothing: the next start re-reads the
@@ -50,6 +59,9 @@ class RepositoryMap:
         asks (`swetui run`: RUN_WAIT); past the turn's wait it says so."""
         self._spawn: Callable[[Coroutine[Any, Any, Any]], object] | None = None
         self._save_due = False
+        self.child_files = CHILD_FILES
+        self.in_child: tuple[int, int] | None = None
+        """(files parsed, files to parse) while a child process builds the map."""
 
     def build(self, spawn: Callable[[Coroutine[Any, Any, Any]], object]) -> None:
         """Start building the map in the background with `spawn`."""
@@ -62,12 +74,49 @@ class RepositoryMap:
         """Build the map (from the cache where files are unchanged), apply what changed
         meanwhile, and show the outline."""
         in_context = {item.source.path for item in self.engine if item.source.path}
+        try:
+            if self.map.cache_path is not None and \
+                    await asyncio.to_thread(self._worth_a_child):
+                await self._build_in_child(self.map.cache_path, in_context)
+        except Exception:  # the build below must run whatever happened: requests wait on it
+            log.warning("the symbol map's build process could not be used", exc_info=True)
         await asyncio.to_thread(self.map.build, in_context)
         await asyncio.to_thread(self.map.index)
         if self.pending:
             pending, self.pending = sorted(self.pending), set()
             await self.changed(pending)
         await self._show()
+
+    def _worth_a_child(self) -> bool:
+        """Whether at least `child_files` files are to be parsed and the cache, where a
+        child's work comes back, can be written (else the build parses here)."""
+        assert self.map.cache_path is not None
+        try:
+            cache.create(self.map.cache_path)
+        except (OSError, sqlite3.Error) as exc:
+            log.info("the symbol map is built in this process: its cache cannot be kept (%s)",
+                     exc)
+            return False
+        return self.map.unread() >= self.child_files
+
+    async def _build_in_child(self, cache_path: Path, in_context: set[str]) -> None:
+        """Parse in a child process, which writes the cache the build then loads; if it
+        fails, say so: the build goes on here, from what the child wrote."""
+        self.in_child = (0, 0)
+
+        def progress(mapped: int, total: int) -> None:
+            self.in_child = (mapped, total)
+
+        try:
+            await build_in_child(self.map.root, cache_path, in_context, progress)
+        except Exception as exc:  # whatever happened, the build goes on here
+            if not isinstance(exc, ChildFailed):
+                log.warning("the symbol map's build process failed", exc_info=True)
+            self.engine.bus.publish(EngineNotice(
+                message=f"the symbol map's build process {_failure(exc)}; building it in "
+                        "this process instead (the files it mapped are kept)", level="warning"))
+        finally:
+            self.in_child = None
 
     async def changed(self, rels: Iterable[str]) -> None:
         """The watcher saw these workspace-relative paths change: the map is searchable
@@ -110,7 +159,7 @@ class RepositoryMap:
         return await asyncio.to_thread(self.map.index)
 
     def _say_waiting(self, wait: float) -> None:
-        progress = self.map.progress
+        progress = self.map.progress or self.in_child
         done = f": {progress[0]:,} of {progress[1]:,} files so far" \
             if progress is not None and progress[1] else ""
         self.engine.bus.publish(EngineNotice(
@@ -131,3 +180,7 @@ class RepositoryMap:
             return
         if item.content != text and not item.edited:
             self.engine.update(ITEM_ID, content=text, reason="repository map updated")
+
+
+def _failure(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, ChildFailed) else f"failed ({type(exc).__name__})"

@@ -232,6 +232,25 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
         remove(path, f"unusable ({exc})")
 
 
+def stamps(path: Path) -> dict[str, Stamp]:
+    """The stamp of every file the cache holds a row for (mapped or left out), without
+    reading the rows: what a start compares with the files to know how much it must parse.
+    A missing, busy or unusable file gives nothing."""
+    try:
+        if not cache_file.prepare(path, create=False):
+            return {}
+        with contextlib.closing(connect(path)) as connection:
+            check(connection)
+            rows = connection.execute(
+                "SELECT path, size, mtime FROM files UNION ALL "
+                "SELECT path, size, mtime FROM left_out").fetchall()
+    except (OSError, sqlite3.Error, CacheUnusable) as exc:
+        log.info("symbol map cache %s: not read (%s)", path, exc)
+        return {}
+    return {rel: (size, mtime) for rel, size, mtime in rows
+            if isinstance(rel, str) and isinstance(size, int) and isinstance(mtime, int)}
+
+
 def left_out(path: Path) -> dict[str, LeftOut]:
     """The files a build read and left out (generated or minified by their content), with
     their stamps then. Rows of another type or reason were not written here and are not

@@ -144,6 +144,20 @@ class SymbolMap:
             self.build_seconds = time.perf_counter() - started
             self.ready.set()
 
+    def unread(self) -> int:
+        """How many files a build would parse now (those without a row of their present
+        size and time in the cache): a walk and a stat of each file, no row read."""
+        rels, _cut = walk(self.root, self.ignore, self.max_files)
+        stored = cache.stamps(self.cache_path) if self.cache_path is not None else {}
+        unread = 0
+        for rel in rels:
+            if language_of(rel) is None or generated.by_path(rel) is not None:
+                continue  # (secret files are counted: judging each name costs more)
+            stamp = _stamp(self.root / rel)
+            if stamp is not None and stamp[0] <= MAX_PARSE_BYTES and stored.get(rel) != stamp:
+                unread += 1
+        return unread
+
     def _save_part(self, files: dict[str, Entry], rels: list[str]) -> list[str]:
         """Write these newly parsed files to the cache during a build (a session closed
         before the build ends keeps them); returns those written (the rest are written at

@@ -1,0 +1,126 @@
+"""The symbol map's cold build in a child process: the screen's process never holds the
+parse trees, the build's peak memory or the GIL while a large workspace is parsed; the child
+writes the map's cache (`.swetui/symbols/map.sqlite`) and exits, and the session then loads
+the map from it as a restart does.
+
+`run` (`python -c RUN ROOT CACHE`) reads one JSON line on its standard input (the files in
+context, parsed first, and the values to redact, as this session redacts them: they never
+pass through the environment or the command line), prints `progress N M` as it goes and
+`done` at the end. It runs with the environment commands get (no API keys), and ends when
+its standard input closes (the session ended or was killed). A child that fails or is killed
+loses nothing: the files it wrote are in the cache, and the session parses the rest itself."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from swetui.agent.sandbox.secret_files import secret_files
+from swetui.agent.tools.shell import scrubbed_environment
+from swetui.engine.symbols.symbol_map import SymbolMap
+from swetui.secrets import STORE
+
+log = logging.getLogger(__name__)
+
+RUN = "import sys; from swetui.agent.map_child import run; run(sys.argv[1:])"
+"""The child's command (`-c`: run as a module, this module would be imported twice)."""
+STDERR_KEPT = 2_000
+"""Characters of a failed child's error output kept for the log."""
+
+
+class ChildFailed(Exception):
+    """The child ended without finishing the build; the message says how, in a line."""
+
+
+async def build_in_child(root: Path, cache_path: Path, first: Iterable[str],
+                         on_progress: Callable[[int, int], None] = lambda _n, _m: None,
+                         ) -> None:
+    """Run the build in a child process until it has written the cache. Raises ChildFailed
+    (the child could not start, failed or was killed); cancelling this ends the child."""
+    request = json.dumps({"first": sorted(first),
+                          "redact": [[value, name] for value, name in STORE.redacted()]})
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", RUN, str(root), str(cache_path),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=scrubbed_environment(), cwd=root)
+    except OSError as exc:
+        raise ChildFailed(f"could not start ({exc.strerror or exc})") from exc
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(request.encode() + b"\n")
+        with contextlib.suppress(ConnectionError):
+            await process.stdin.drain()
+        errors = asyncio.ensure_future(_read_all(process.stderr))
+        finished = False
+        async for line in process.stdout:
+            words = line.decode("ascii", "replace").split()
+            if words[:1] == ["progress"] and len(words) == 3 and \
+                    all(word.isdigit() for word in words[1:]):
+                on_progress(int(words[1]), int(words[2]))
+            elif words == ["done"]:
+                finished = True
+        code = await process.wait()
+        stderr = await errors
+    finally:
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+    if code != 0 or not finished:
+        if stderr.strip():
+            log.warning("the symbol map's build process said: %s", stderr[-STDERR_KEPT:])
+        how = f"was killed (signal {-code})" if code < 0 else \
+            f"failed (exit status {code})" if code else "ended before it finished"
+        raise ChildFailed(how)
+
+
+async def _read_all(stream: asyncio.StreamReader | None) -> str:
+    return (await stream.read()).decode("utf-8", "replace") if stream is not None else ""
+
+
+def _end_with_parent() -> None:
+    """End this process when the session's end of standard input closes."""
+    sys.stdin.buffer.read()
+    os._exit(3)
+
+
+class _Reporting(SymbolMap):
+    """The map, printing its progress whenever it publishes what it has read so far."""
+
+    def _publish(self, files: dict, skipped: dict) -> None:  # type: ignore[type-arg]
+        if len(files) - self._published >= self.publish_every:
+            self._published = len(files)  # nothing is looked up here: no copies are made
+            print(f"progress {len(files)} {self.total}", flush=True)
+
+
+def main(argv: list[str]) -> int:
+    root, cache_path = Path(argv[0]), Path(argv[1])
+    request = json.loads(sys.stdin.buffer.readline() or b"{}")
+    STORE.register_many([(str(value), str(name)) for value, name in request.get("redact", [])])
+    threading.Thread(target=_end_with_parent, daemon=True).start()
+    symbols = _Reporting(root, cache_path=cache_path, exclude=secret_files(root))
+    symbols.build([str(rel) for rel in request.get("first", [])])
+    if "the symbol map could not be built" in symbols.notes:
+        return 1
+    symbols.index()  # ranks the files and keeps the ranks in the cache: the session loading
+    # the map then does not rank them (the ranking is the highest memory of a load)
+    print("done", flush=True)
+    return 0
+
+
+def run(argv: list[str]) -> None:
+    """The child's entry: `main`, then an exit that does not wait for the thread reading
+    standard input."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    code = main(argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
