@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from textual.notifications import Notifications
 from textual.widgets import TextArea
 
 from swetui.agent.events import PendingAction
@@ -29,20 +30,21 @@ from swetui.options import LaunchOptions
 from swetui.ui.app import SweTuiApp
 from swetui.ui.widgets.prompt import PromptInput
 from swetui.ui.widgets.status import TurnStatus
-from tests.ui.waits import record_events
+from tests.ui.waits import keep_notices, record_events
 
 WHEN = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
 def still_ui(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cursor blink off, status timer off, a fixed clock."""
+    """Cursor blink off, status timer off, a fixed clock, every notification kept (notices)."""
     monkeypatch.setattr(PromptInput, "BLINK", False)
     # Every other text area (the item editor) keeps its cursor shown: its blink timer hid the
     # cursor in a snapshot taken more than half a second after the editor opened, under load.
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     monkeypatch.setattr(TurnStatus, "TICKING", False)
     monkeypatch.setattr(TurnStatus, "clock", staticmethod(lambda: 100.0))
+    monkeypatch.setattr(Notifications, "add", keep_notices(Notifications))
 
 
 PROMPT_PATH_TOKENS = 64

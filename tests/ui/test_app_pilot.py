@@ -18,7 +18,7 @@ from swetui.ui.widgets.transcript_entries import (
     UserMessage,
 )
 from tests.ui.conftest import publish_mid_stream
-from tests.ui.waits import settle, slash, submit, until, wait_idle
+from tests.ui.waits import notices, settle, slash, submit, until, wait_idle
 
 
 def _texts(screen: WorkspaceScreen, kind: type) -> list[str]:
@@ -183,7 +183,7 @@ async def test_huge_paste_is_refused_with_a_message(make_app) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         prompt = app.screen.prompt.input
         prompt.post_message(events.Paste("x" * 5_000_000))
-        await until(pilot, lambda: any("refused" in note.message for note in app._notifications),
+        await until(pilot, lambda: any("refused" in note.message for note in notices(app)),
                     "the paste was refused")
         assert prompt.text == ""
         prompt.post_message(events.Paste("short paste"))

@@ -30,7 +30,7 @@ from swetui.ui.widgets.token_figures import LEGEND
 from swetui.ui.widgets.transcript_entries import CompletionLine, NoticeLine
 from tests.providers.loopback import LoopbackServer, sse
 from tests.providers.test_openai import chunk, tool_fragment
-from tests.ui.waits import events_of, record_events, slash, submit, until, wait_idle
+from tests.ui.waits import events_of, notices, record_events, slash, submit, until, wait_idle
 
 FIRST, LAST = 1_111, 1_234
 """Input tokens the server reports for the turn's two requests."""
@@ -174,8 +174,8 @@ async def test_the_gauge_says_what_its_figures_mean(make_app) -> None:
         assert "reserve" in str(gauge.tooltip) and "calibrat" in str(gauge.tooltip)
         await pilot.press("f3")
         await pilot.press("question_mark")
-        await until(pilot, lambda: app._notifications, "the legend showed")
-        [shown] = list(app._notifications)
+        await until(pilot, lambda: notices(app), "the legend showed")
+        [shown] = notices(app)
         assert shown.title == "Budget figures"
         for figure, _meaning in LEGEND:
             assert figure in shown.message

@@ -18,7 +18,7 @@ from swetui.ui.widgets import BudgetGauge, ContextInspector
 from swetui.ui.widgets.gauge import format_tokens
 from tests.ui.panes_app import PanesApp
 from tests.ui.screen_text import screen_text
-from tests.ui.waits import until
+from tests.ui.waits import notices, until
 
 APP_SOURCE = "def main() -> int:\n    return compute(41) + 1\n\n\ndef compute(x: int) -> int:\n" \
              "    return x\n"
@@ -356,8 +356,8 @@ async def test_question_mark_explains_the_states_and_a_header_key_says_what_to_d
         inspector.focus()
         await pilot.press("question_mark")
         await until(pilot, lambda: any("folded by a compaction" in note.message
-                                       for note in app._notifications), "the legend")
-        legend = next(note.message for note in app._notifications
+                                       for note in notices(app)), "the legend")
+        legend = next(note.message for note in notices(app)
                       if note.title == "Context item states")
         for word in ("sent", "drop", "comp", "stale", "✎", "◆"):
             assert f"\n{word} " in f"\n{legend}", legend
@@ -365,7 +365,7 @@ async def test_question_mark_explains_the_states_and_a_header_key_says_what_to_d
         inspector.action_first()  # the first row is the system layer's header
         await pilot.press("d")
         await until(pilot, lambda: any("layer header" in note.message
-                                       for note in app._notifications), "said what to do")
+                                       for note in notices(app)), "said what to do")
         assert [item.state for item in engine] == before  # and dropped nothing
 
 

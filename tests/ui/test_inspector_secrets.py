@@ -12,7 +12,7 @@ import pytest
 from swetui.engine.items import ItemState
 from swetui.ui.widgets import ContextInspector
 from tests.ui.test_inspector import InspectorApp, build_engine, request_text
-from tests.ui.waits import until
+from tests.ui.waits import notices, until
 
 KEY = "sk-ant-planted-REFRESH-0123456789abcdef"
 
@@ -32,7 +32,7 @@ async def test_refresh_does_not_read_a_file_that_became_a_secret(tmp_path: Path,
     async with app.run_test(size=(40, 30)) as pilot:
         app.query_one(ContextInspector).move_to("f2")
         await pilot.press("r")
-        await until(pilot, lambda: app._notifications, "the refresh said how it went")
-        assert any("secrets" in note.message for note in app._notifications)
+        await until(pilot, lambda: notices(app), "the refresh said how it went")
+        assert any("secrets" in note.message for note in notices(app))
         assert engine.get("f2").state is ItemState.STALE
         assert KEY not in engine.get("f2").content and KEY not in request_text(engine)

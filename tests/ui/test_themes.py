@@ -16,7 +16,7 @@ from swetui.ui.themes import (
     load_theme_file,
     load_themes,
 )
-from tests.ui.waits import palette, until
+from tests.ui.waits import notices, palette, until
 
 REPO_THEMES = Path(__file__).resolve().parents[2] / "themes"
 
@@ -60,11 +60,11 @@ async def test_user_theme_registered_and_broken_one_reported_once(make_app) -> N
     app = make_app(theme="broken")
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: any("unknown theme 'broken'" in note.message
-                                       for note in app._notifications),
+                                       for note in notices(app)),
                     "the unknown theme was reported")
         assert "mine" in app.available_themes
         assert app.theme == DEFAULT_THEME
-        messages = [note.message for note in app._notifications]
+        messages = [note.message for note in notices(app)]
         assert sum("broken.toml" in message for message in messages) == 1
         assert any("unknown theme 'broken'" in message for message in messages)
 

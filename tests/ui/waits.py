@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from textual import events
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.keys import _character_to_key
+from textual.notifications import Notification, Notifications
 from textual.pilot import Pilot
 
 from swetui.agent.turn_events import TurnFinished
@@ -36,6 +37,24 @@ async def until(pilot: Pilot, condition: Callable[[], Any], what: str,
             raise AssertionError(f"gave up waiting until {what}")
         await pilot.pause(0.01)
     await pilot.pause()
+
+
+def keep_notices(notifications: type[Notifications]) -> Callable[..., None]:
+    """`Notifications.add` that also keeps each notification in the collection's `shown`."""
+    add = notifications.add
+
+    def add_and_keep(self: Notifications, notification: Notification) -> None:
+        self.__dict__.setdefault("shown", []).append(notification)
+        add(self, notification)
+    return add_and_keep
+
+
+def notices(app: Any) -> list[Notification]:
+    """Every notification the app has shown, in order, those whose time is up included:
+    Textual forgets one once its timeout (5-10 s of wall clock) has passed, which a loaded
+    machine reaches before the test looks (a theme's report at start-up was gone, and the
+    test waited in vain). Kept by the UI tests' `still_ui` fixture (keep_notices)."""
+    return list(app._notifications.__dict__.get("shown", []))
 
 
 async def submit(pilot: Pilot, text: str) -> None:
