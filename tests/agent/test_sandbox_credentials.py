@@ -75,3 +75,25 @@ def test_scrubbing_never_adds_and_is_idempotent(text: str) -> None:
     once = scrub(text)
     assert scrub(once) == once
     assert once.count("\n") == text.count("\n")
+
+
+@confinable
+def test_a_submodules_config_is_shown_without_its_token(tmp_path: Path) -> None:
+    library = tmp_path / "library"
+    library.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always"]
+    subprocess.run([*git, "-C", str(library), "init", "-q"], check=True)
+    (library / "lib.py").write_text("X = 1\n")
+    subprocess.run([*git, "-C", str(library), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(library), "commit", "-qm", "lib"], check=True)
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run([*git, "-C", str(root), "init", "-q"], check=True)
+    subprocess.run([*git, "-C", str(root), "submodule", "add", "-q", str(library), "vendor/lib"],
+                   check=True, capture_output=True)
+    subprocess.run([*git, "-C", str(root / "vendor" / "lib"), "remote", "set-url", "origin",
+                    f"https://oauth2:{KEY}@gitlab.example/acme/lib.git"], check=True)
+    code, out = confined(root, "cat .git/modules/vendor/lib/config; "
+                               "git -C vendor/lib remote -v; git -C vendor/lib log --oneline")
+    assert KEY not in out, out
+    assert "gitlab.example/acme/lib.git" in out and "lib" in out

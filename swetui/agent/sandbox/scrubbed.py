@@ -49,11 +49,24 @@ def scrub(text: str) -> str:
     return "".join(lines)
 
 
+MAX_SUBMODULES = 200
+
+
 def git_configs(git_dirs: list[str]) -> list[str]:
-    """The config files of these git directories (a worktree's own and its common one)."""
+    """The config files of these git directories (a worktree's own and its common one) and
+    of their submodules' git directories (`.git/modules/NAME/config`, nested too)."""
     found = []
     for git_dir in git_dirs:
         found += [os.path.join(git_dir, name) for name in ("config", "config.worktree")]
+        modules = os.path.join(git_dir, "modules")
+        if not os.path.isdir(modules) or os.path.islink(modules):
+            continue
+        for folder, dirs, names in os.walk(modules):
+            if "config" in names and os.path.isfile(os.path.join(folder, "HEAD")):
+                found.append(os.path.join(folder, "config"))
+            dirs[:] = [name for name in dirs if name not in ("objects", "refs", "logs")]
+            if len(found) > MAX_SUBMODULES:
+                break
     return found
 
 
