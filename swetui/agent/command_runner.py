@@ -70,11 +70,15 @@ class CommandRunner:
         timeout = action.timeout or self.settings.bash_timeout
         confined = confine and self.sandbox.available
         # What the command may print of the workspace's secrets (git history) is redacted.
-        await asyncio.to_thread(known_secrets(str(self.root)).refresh)
+        known = known_secrets(str(self.root))
+        await asyncio.to_thread(known.refresh)
         self.bus.publish(CommandStarted(action_id=action.id, call_id=action.call.id,
                                         command=command, confined=confined))
-        return await run_command(command, str(self.root), timeout, sandbox=self.sandbox,
-                                 confine=confined)
+        result = await run_command(command, str(self.root), timeout, sandbox=self.sandbox,
+                                   confine=confined)
+        if (notice := known.untold()) is not None:  # said once: redaction is incomplete
+            result = result.model_copy(update={"content": f"{result.content}\n[{notice}]"})
+        return result
 
     async def _offer_unconfined(self, action: PendingAction, command: str, denied: str,
                                 confined: ToolResult) -> ToolResult:

@@ -102,7 +102,9 @@ class KnownSecrets:
         self._history_done = threading.Event()
         self._history_started = False
         self.notice: str | None = None
-        """Set when history could not be read whole (a huge repository, no git)."""
+        """Set when not every secret value is known: history too slow to read whole, or
+        more values than `MAX_VALUES`."""
+        self._told: str | None = None
 
     def refresh(self) -> None:
         """Register the credentials of the secret files now, and (once, waiting for it)
@@ -111,6 +113,14 @@ class KnownSecrets:
         with self._lock:
             self._present()
         self._history_done.wait(HISTORY_SECONDS * 2 + 5)
+
+    def untold(self) -> str | None:
+        """The notice, the first time it is asked for after it changed (said once)."""
+        notice = self.notice
+        if notice is None or notice == self._told:
+            return None
+        self._told = notice
+        return notice
 
     def start_history(self) -> None:
         """Read git's history in the background (once)."""
@@ -166,7 +176,8 @@ class KnownSecrets:
                                        "GIT_TERMINAL_PROMPT": "0"},
                                   stdin=subprocess.DEVNULL)
         except (OSError, subprocess.TimeoutExpired):
-            self.notice = "git history was not read whole for secrets (too slow or no git)"
+            self.notice = "git history was not read whole for secret values (too slow, or no " \
+                          "git): a secret committed once may show unredacted"
             return None
         if done.returncode != 0:
             return None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from swetui.agent import known_secrets as known_secrets_module
 from swetui.agent.known_secrets import MAX_VALUES, KnownSecrets, credential_values
 from swetui.agent.sandbox import probe
 from swetui.agent.toolbox import Toolbox
@@ -144,3 +145,15 @@ def test_reading_history_fetches_nothing_for_a_planted_partial_clone(tmp_path: P
     git(root, "config", "core.sshCommand", str(evil))
     KnownSecrets(root, SecretStore()).refresh()
     assert not pwned.exists()
+
+
+async def test_the_model_is_told_once_when_not_every_secret_value_is_known(
+        ws_root: Path, make_toolbox: Callable[..., Toolbox],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(known_secrets_module, "MAX_VALUES", 3)
+    (ws_root / "deploy.env").write_text("".join(f"TOKEN_{n}=value-{n:012d}\n"
+                                                for n in range(5)))
+    toolbox = make_toolbox("auto")
+    first = await toolbox.run(tool_call("bash", command="echo one"))
+    second = await toolbox.run(tool_call("bash", command="echo two"))
+    assert "not redacted" in first.content and "not redacted" not in second.content
