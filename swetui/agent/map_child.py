@@ -30,7 +30,9 @@ from swetui.secrets import STORE
 log = logging.getLogger(__name__)
 
 RUN = "import sys; from swetui.agent.map_child import run; run(sys.argv[1:])"
-"""The child's command (`-c`: run as a module, this module would be imported twice)."""
+"""The child's command (`-c`: run as a module, this module would be imported twice), run
+with `-P`: its working folder is the workspace, and a `json.py` planted there must not be
+imported (it would run unconfined)."""
 STDERR_KEPT = 2_000
 """Characters of a failed child's error output kept for the log."""
 
@@ -48,7 +50,7 @@ async def build_in_child(root: Path, cache_path: Path, first: Iterable[str],
                           "redact": [[value, name] for value, name in STORE.redacted()]})
     try:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", RUN, str(root), str(cache_path),
+            sys.executable, "-P", "-c", RUN, str(root), str(cache_path),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, env=scrubbed_environment(), cwd=root)
     except OSError as exc:
