@@ -31,8 +31,9 @@ log = logging.getLogger(__name__)
 
 RUN = "import sys; from swetui.agent.map_child import run; run(sys.argv[1:])"
 """The child's command (`-c`: run as a module, this module would be imported twice), run
-with `-P`: its working folder is the workspace, and a `json.py` planted there must not be
-imported (it would run unconfined)."""
+with `-P` from `/`, never from the workspace: a `json.py` planted there must not be imported
+(it would run unconfined), neither as the working folder nor through a relative entry of
+PYTHONPATH (`.`, or an empty one)."""
 STDERR_KEPT = 2_000
 """Characters of a failed child's error output kept for the log."""
 
@@ -52,7 +53,7 @@ async def build_in_child(root: Path, cache_path: Path, first: Iterable[str],
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-P", "-c", RUN, str(root), str(cache_path),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=scrubbed_environment(), cwd=root)
+            stderr=asyncio.subprocess.PIPE, env=scrubbed_environment(), cwd="/")
     except OSError as exc:
         raise ChildFailed(f"could not start ({exc.strerror or exc})") from exc
     assert process.stdin is not None and process.stdout is not None

@@ -168,13 +168,14 @@ async def test_a_fifo_or_garbage_in_the_cache_s_place_is_replaced(workspace, pla
 
 @pytest.mark.parametrize("planted", ["json.py", "swetui/__init__.py"])
 async def test_a_module_planted_in_the_workspace_is_not_run_by_the_child(
-        workspace, parsed_here, planted):
+        workspace, parsed_here, planted, monkeypatch):
     """The child's `python -c` would put its working folder (the workspace) first on the
     module path: a workspace from a tarball with a `json.py` at its top ran that file,
     outside the sandbox, when swetui opened it (found attacking)."""
     ran = workspace.parent / f"ran-{planted.replace('/', '-')}"
     (workspace / planted).parent.mkdir(exist_ok=True)
     (workspace / planted).write_text(f"open({str(ran)!r}, 'w').close()\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join((".", "", os.environ.get("PYTHONPATH", ""))))
     repo, notices = await built(workspace)
     assert not ran.exists()
     assert {"settle_balance", "connect"} <= names(repo)
