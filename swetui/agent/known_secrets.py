@@ -29,6 +29,7 @@ from pathlib import Path
 
 from swetui.agent.sandbox import WorkspaceTooLarge, secret_files
 from swetui.agent.sensitive import is_secret_file
+from swetui.agent.tools.shell import scrubbed_environment
 from swetui.secrets import (
     MIN_REDACTED,
     STORE,
@@ -57,7 +58,15 @@ _SAFE_GIT = ("--literal-pathspecs", "--no-pager", "-c", "core.fsmonitor=false",
 """git runs unconfined here, in a repository that may come from anyone (a tarball's
 `.git/config`): nothing it could run is left on (signature checks run `gpg.program`, diffs
 run external drivers and textconv, a pager, a partial clone fetches missing objects over
-any transport: `GIT_NO_LAZY_FETCH` in `_git` too)."""
+any transport: `GIT_NO_LAZY_FETCH` in `_git` too). It gets the environment commands get:
+no API key for anything it might still run."""
+
+GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_NO_LAZY_FETCH": "1", "GIT_TERMINAL_PROMPT": "0",
+           "GIT_ALLOW_PROTOCOL": ""}
+"""Set for each git call. `GIT_ALLOW_PROTOCOL` empty allows no transport whatever the
+repository's config says: `protocol.allow=never` alone yields to a planted
+`protocol.ext.allow=always` (a git without `GIT_NO_LAZY_FETCH`, before 2.39.4, then ran
+`ext::sh -c ...` to fetch a partial clone's missing blobs)."""
 
 
 def credential_values(text: str) -> Iterator[tuple[str, str]]:
@@ -171,9 +180,7 @@ class KnownSecrets:
         try:
             done = subprocess.run(["git", *_SAFE_GIT, "-C", str(self.root), *args],
                                   capture_output=True, timeout=HISTORY_SECONDS,
-                                  env={**os.environ, "GIT_OPTIONAL_LOCKS": "0",
-                                       "GIT_NO_LAZY_FETCH": "1",
-                                       "GIT_TERMINAL_PROMPT": "0"},
+                                  env={**scrubbed_environment(), **GIT_ENV},
                                   stdin=subprocess.DEVNULL)
         except (OSError, subprocess.TimeoutExpired):
             self.notice = "git history was not read whole for secret values (too slow, or no " \

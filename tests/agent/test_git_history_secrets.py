@@ -147,6 +147,29 @@ def test_reading_history_fetches_nothing_for_a_planted_partial_clone(tmp_path: P
     assert not pwned.exists()
 
 
+def test_a_planted_protocol_setting_allows_no_transport_without_the_lazy_fetch_switch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A git older than 2.39.4 ignores `GIT_NO_LAZY_FETCH`; then only the transport rules
+    stand, and a planted `protocol.ext.allow=always` outranks `protocol.allow=never`: the
+    remote `ext::sh -c ...` ran. Tested here with that switch taken away."""
+    monkeypatch.delitem(known_secrets_module.GIT_ENV, "GIT_NO_LAZY_FETCH")
+    source = tmp_path / "source"
+    source.mkdir()
+    git(source, "init", "-q")
+    (source / ".env").write_text(f"STRIPE_KEY={LIVE}\n")
+    git(source, "add", ".env")
+    git(source, "commit", "-qm", "one")
+    git(source, "config", "uploadpack.allowFilter", "true")
+    root = tmp_path / "ws"
+    subprocess.run(["git", "clone", "-q", "--filter=blob:none", "--no-checkout",
+                    f"file://{source}", str(root)], check=True, capture_output=True)
+    pwned = tmp_path / "pwned"
+    git(root, "config", "remote.origin.url", f"ext::sh -c touch% {pwned}")
+    git(root, "config", "protocol.ext.allow", "always")
+    KnownSecrets(root, SecretStore()).refresh()
+    assert not pwned.exists()
+
+
 async def test_the_model_is_told_once_when_not_every_secret_value_is_known(
         ws_root: Path, make_toolbox: Callable[..., Toolbox],
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,3 +180,24 @@ async def test_the_model_is_told_once_when_not_every_secret_value_is_known(
     first = await toolbox.run(tool_call("bash", command="echo one"))
     second = await toolbox.run(tool_call("bash", command="echo two"))
     assert "not redacted" in first.content and "not redacted" not in second.content
+
+
+def test_git_reading_history_gets_no_api_key_in_its_environment(
+        leaky_history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git runs unconfined on a repository that may come from anyone: whatever it might
+    still be made to run must not find swetui's API keys in its environment (the rule for
+    every tool). A `git` first on PATH records the environment it was given."""
+    api_key = "sk-ant-api03-" + "Zq9x" * 12
+    seen = tmp_path / "seen-env"
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    (shim / "git").write_text(f"#!/bin/sh\nenv >> {seen}\nexec {real} \"$@\"\n")
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{Path(real).parent}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", api_key)
+    store = SecretStore()
+    KnownSecrets(leaky_history, store).refresh()
+    assert ROTATED in store.values()  # history was read, by the git on PATH
+    assert seen.exists() and api_key not in seen.read_text()
