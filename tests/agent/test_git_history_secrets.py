@@ -124,9 +124,9 @@ def test_reading_history_runs_nothing_a_planted_git_config_names(tmp_path: Path)
     assert LIVE in store.values()  # history was still read
 
 
-def test_reading_history_fetches_nothing_for_a_planted_partial_clone(tmp_path: Path) -> None:
-    """A partial clone fetches the blobs it lacks when `git log -p` needs them, over its
-    remote's transport: a planted remote with `core.sshCommand` would run that command."""
+def partial_clone(tmp_path: Path) -> Path:
+    """A clone of a repository whose history holds a `.env`, lacking its blobs (the
+    remote must be asked for them)."""
     source = tmp_path / "source"
     source.mkdir()
     git(source, "init", "-q")
@@ -137,6 +137,13 @@ def test_reading_history_fetches_nothing_for_a_planted_partial_clone(tmp_path: P
     root = tmp_path / "ws"
     subprocess.run(["git", "clone", "-q", "--filter=blob:none", "--no-checkout",
                     f"file://{source}", str(root)], check=True, capture_output=True)
+    return root
+
+
+def test_reading_history_fetches_nothing_for_a_planted_partial_clone(tmp_path: Path) -> None:
+    """A partial clone fetches the blobs it lacks when `git log -p` needs them, over its
+    remote's transport: a planted remote with `core.sshCommand` would run that command."""
+    root = partial_clone(tmp_path)
     pwned = tmp_path / "pwned"
     evil = tmp_path / "evil.sh"
     evil.write_text(f"#!/bin/sh\ntouch {pwned}\n")
@@ -153,16 +160,7 @@ def test_a_planted_protocol_setting_allows_no_transport_without_the_lazy_fetch_s
     stand, and a planted `protocol.ext.allow=always` outranks `protocol.allow=never`: the
     remote `ext::sh -c ...` ran. Tested here with that switch taken away."""
     monkeypatch.delitem(known_secrets_module.GIT_ENV, "GIT_NO_LAZY_FETCH")
-    source = tmp_path / "source"
-    source.mkdir()
-    git(source, "init", "-q")
-    (source / ".env").write_text(f"STRIPE_KEY={LIVE}\n")
-    git(source, "add", ".env")
-    git(source, "commit", "-qm", "one")
-    git(source, "config", "uploadpack.allowFilter", "true")
-    root = tmp_path / "ws"
-    subprocess.run(["git", "clone", "-q", "--filter=blob:none", "--no-checkout",
-                    f"file://{source}", str(root)], check=True, capture_output=True)
+    root = partial_clone(tmp_path)
     pwned = tmp_path / "pwned"
     git(root, "config", "remote.origin.url", f"ext::sh -c touch% {pwned}")
     git(root, "config", "protocol.ext.allow", "always")

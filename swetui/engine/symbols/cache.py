@@ -21,6 +21,7 @@ import sqlite3
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from swetui.engine.symbols import cache_file
 from swetui.engine.symbols.compact import EMPTY, Literals, References, StemSet
@@ -236,17 +237,8 @@ def stamps(path: Path) -> dict[str, Stamp]:
     """The stamp of every file the cache holds a row for (mapped or left out), without
     reading the rows: what a start compares with the files to know how much it must parse.
     A missing, busy or unusable file gives nothing."""
-    try:
-        if not cache_file.prepare(path, create=False):
-            return {}
-        with contextlib.closing(connect(path)) as connection:
-            check(connection)
-            rows = connection.execute(
-                "SELECT path, size, mtime FROM files UNION ALL "
-                "SELECT path, size, mtime FROM left_out").fetchall()
-    except (OSError, sqlite3.Error, CacheUnusable) as exc:
-        log.info("symbol map cache %s: not read (%s)", path, exc)
-        return {}
+    rows = _read(path, "SELECT path, size, mtime FROM files UNION ALL "
+                       "SELECT path, size, mtime FROM left_out", "stamps")
     return {rel: (size, mtime) for rel, size, mtime in rows
             if isinstance(rel, str) and isinstance(size, int) and isinstance(mtime, int)}
 
@@ -255,19 +247,25 @@ def left_out(path: Path) -> dict[str, LeftOut]:
     """The files a build read and left out (generated or minified by their content), with
     their stamps then. Rows of another type or reason were not written here and are not
     read; a missing, busy or unusable file gives nothing (`entries` deals with it)."""
-    try:
-        if not cache_file.prepare(path, create=False):
-            return {}
-        with contextlib.closing(connect(path)) as connection:
-            check(connection)
-            rows = connection.execute(
-                "SELECT path, size, mtime, reason FROM left_out WHERE typeof(path) = 'text' "
-                "AND typeof(size) = 'integer' AND typeof(mtime) = 'integer'").fetchall()
-    except (OSError, sqlite3.Error, CacheUnusable) as exc:
-        log.info("symbol map cache %s: left-out files not read (%s)", path, exc)
-        return {}
+    rows = _read(path, "SELECT path, size, mtime, reason FROM left_out WHERE typeof(path) = "
+                       "'text' AND typeof(size) = 'integer' AND typeof(mtime) = 'integer'",
+                 "left-out files")
     return {rel: (reason, (size, mtime)) for rel, size, mtime, reason in rows
             if reason in READ_REASONS}
+
+
+def _read(path: Path, query: str, what: str) -> list[Any]:
+    """The rows `query` selects from the cache; none from a missing, busy or unusable file
+    (said in the log)."""
+    try:
+        if not cache_file.prepare(path, create=False):
+            return []
+        with contextlib.closing(connect(path)) as connection:
+            check(connection)
+            return connection.execute(query).fetchall()
+    except (OSError, sqlite3.Error, CacheUnusable) as exc:
+        log.info("symbol map cache %s: %s not read (%s)", path, what, exc)
+        return []
 
 
 def _create(path: Path) -> None:
