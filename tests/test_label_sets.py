@@ -1,5 +1,5 @@
 """Every labelled set of the retrieval benchmark (the development sets and the sealed held-out
-sets 12 and 13) names pinned projects and what each request needs, and every needed definition is
+set 13) names pinned projects and what each request needs, and every needed definition is
 where its label says, read with the standard library's `ast` (`needed()`), never with the
 map under test. A project whose sdist is not unpacked in the benchmark's cache is skipped
 (nothing is downloaded here). Failures name a request by its number, never its text or
@@ -14,9 +14,8 @@ import pytest
 
 from bench.retrieval_projects import DEVELOPMENT_SETS, cache_dir, labels, needed, project_root
 
-HELD_OUT_12 = Path(__file__).resolve().parents[1] / "bench" / "retrieval_labels_heldout12.json"
 HELD_OUT_13 = Path(__file__).resolve().parents[1] / "bench" / "retrieval_labels_heldout13.json"
-SETS = [*DEVELOPMENT_SETS, ("held out 12", HELD_OUT_12), ("held out 13", HELD_OUT_13)]
+SETS = [*DEVELOPMENT_SETS, ("held out 13", HELD_OUT_13)]
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)$")
 
 
