@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -168,12 +169,9 @@ class KnownSecrets:
             if self._seen.get(path) == mark or info.st_size > MAX_SECRET_FILE_BYTES:
                 continue
             self._seen[path] = mark
-            try:
-                with open(path, "rb") as handle:
-                    text = handle.read(MAX_SECRET_FILE_BYTES).decode("utf-8", "replace")
-            except OSError:
-                continue
-            found += self._found(os.path.relpath(path, self.root), text)
+            text = _read_regular(path)
+            if text is not None:
+                found += self._found(os.path.relpath(path, self.root), text)
         self.store.register_many(found)
 
     def _git(self, *args: str) -> str | None:
@@ -210,6 +208,22 @@ class KnownSecrets:
                 self.store.register_many(self._found("git history", added))
         finally:
             self._history_done.set()
+
+
+def _read_regular(path: str) -> str | None:
+    """The start of `path` if it is a regular file when opened: a FIFO or a device named
+    `.env` (a tarball can hold one) would wait for ever for a writer or a key press."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return handle.read(MAX_SECRET_FILE_BYTES).decode("utf-8", "replace")
+        except OSError:
+            return None
 
 
 @functools.lru_cache(maxsize=16)

@@ -6,7 +6,9 @@ before the model, the screen or the session log gets it."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -199,3 +201,21 @@ def test_git_reading_history_gets_no_api_key_in_its_environment(
     KnownSecrets(leaky_history, store).refresh()
     assert ROTATED in store.values()  # history was read, by the git on PATH
     assert seen.exists() and api_key not in seen.read_text()
+
+
+def test_a_fifo_named_like_a_secret_file_does_not_stop_every_command(tmp_path: Path) -> None:
+    """A workspace from a tarball can hold a FIFO named `.env`: opening it to read waits for
+    a writer that never comes, and every command waits on the first (found attacking). It
+    is no file of values; the other secret files are still read."""
+    os.mkfifo(tmp_path / ".env")
+    (tmp_path / "prod.env").write_text(f"STRIPE_KEY={LIVE}\n")
+    store = SecretStore()
+    reading = threading.Thread(target=KnownSecrets(tmp_path, store).refresh, daemon=True)
+    reading.start()
+    reading.join(60)
+    stuck = reading.is_alive()
+    if stuck:  # let the thread go: a writer opens the FIFO
+        with open(tmp_path / ".env", "w"):
+            pass
+    assert not stuck
+    assert LIVE in store.values()
