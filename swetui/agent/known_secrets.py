@@ -69,6 +69,9 @@ repository's config says: `protocol.allow=never` alone yields to a planted
 `protocol.ext.allow=always` (a git without `GIT_NO_LAZY_FETCH`, before 2.39.4, then ran
 `ext::sh -c ...` to fetch a partial clone's missing blobs)."""
 
+_NOT_WHOLE = "git history was not read whole for secret values (too slow, too large, or no " \
+             "git): a secret committed once may show unredacted"
+
 
 def credential_values(text: str) -> Iterator[tuple[str, str]]:
     """(name, value) for each credential in a secret file's `text`: a setting the
@@ -175,18 +178,32 @@ class KnownSecrets:
         self.store.register_many(found)
 
     def _git(self, *args: str) -> str | None:
+        """git's output, or None (it failed); at most `MAX_HISTORY_BYTES` of it are held
+        (a planted history could print gigabytes) and a cut is said in the notice."""
         try:
-            done = subprocess.run(["git", *_SAFE_GIT, "-C", str(self.root), *args],
-                                  capture_output=True, timeout=HISTORY_SECONDS,
-                                  env={**scrubbed_environment(), **GIT_ENV},
-                                  stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.TimeoutExpired):
-            self.notice = "git history was not read whole for secret values (too slow, or no " \
-                          "git): a secret committed once may show unredacted"
+            process = subprocess.Popen(["git", *_SAFE_GIT, "-C", str(self.root), *args],
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                       stdin=subprocess.DEVNULL,
+                                       env={**scrubbed_environment(), **GIT_ENV})
+        except OSError:
+            self.notice = _NOT_WHOLE
             return None
-        if done.returncode != 0:
+        timer = threading.Timer(HISTORY_SECONDS, process.kill)
+        timer.start()
+        try:
+            assert process.stdout is not None
+            with process.stdout:
+                output = process.stdout.read(MAX_HISTORY_BYTES + 1)
+                if len(output) > MAX_HISTORY_BYTES:
+                    process.kill()
+            code = process.wait()
+        finally:
+            timer.cancel()
+        if len(output) > MAX_HISTORY_BYTES or code < 0:
+            self.notice = _NOT_WHOLE
+        if code != 0 and len(output) <= MAX_HISTORY_BYTES:
             return None
-        return done.stdout[:MAX_HISTORY_BYTES].decode("utf-8", "replace")
+        return output[:MAX_HISTORY_BYTES].decode("utf-8", "replace")
 
     def _history(self) -> None:
         try:

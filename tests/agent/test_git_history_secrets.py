@@ -219,3 +219,13 @@ def test_a_fifo_named_like_a_secret_file_does_not_stop_every_command(tmp_path: P
             pass
     assert not stuck
     assert LIVE in store.values()
+
+
+def test_history_too_large_to_hold_is_said(leaky_history: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """What git prints is held up to a bound (a planted history could print gigabytes):
+    what lies past it is not known, and the model is told, as for a history too slow."""
+    monkeypatch.setattr(known_secrets_module, "MAX_HISTORY_BYTES", 40)
+    known = KnownSecrets(leaky_history, SecretStore())
+    known.refresh()
+    assert known.notice is not None and "not read whole" in known.notice
