@@ -21,7 +21,8 @@ from swetui.files import refusal
 from swetui.secrets import redact
 
 HEADING = ("Likely places for this request, best first (retrieval was not sure which one "
-           "it is about); read_file(path, start_line, end_line) shows one:")
+           "it is about); read_file(path, offset=first line, limit=line count) shows one:")
+"""Names read_file's own arguments: one it does not take is refused (a wasted turn)."""
 MAX_KEYWORDS = 40
 """Characters of what declares the definition (`export async function `) shown at most."""
 _SEARCH_LINES = 12

@@ -6,16 +6,18 @@ rests on, and what a shortlist leaves out (secrets, files changed since they wer
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from swetui.agent.sensitive import is_secret_file
+from swetui.agent.tools.base import ReadFileArgs
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.retrieval import retrieve
-from swetui.engine.retrieval_shortlist import MAX_KEYWORDS, pointer, shortlist
+from swetui.engine.retrieval_shortlist import HEADING, MAX_KEYWORDS, pointer, shortlist
 from swetui.engine.retrieval_spans import find_hits
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.learned_ranking import first_share
@@ -210,3 +212,13 @@ def test_a_pointer_never_carries_the_lines_code(line: str, name: str) -> None:
     assert said.endswith(f"pkg.{name}")
     before = said[:-len(f"pkg.{name}")]
     assert len(before) <= MAX_KEYWORDS and all(c.isalpha() or c in "_ " for c in before)
+
+
+def test_the_heading_tells_the_model_arguments_read_file_takes() -> None:
+    """Entries are pointers: the model must call read_file to see one, as the heading says.
+    It said read_file(path, start_line, end_line), which read_file refuses (it takes
+    offset and limit; unknown arguments are an error), costing the model a turn."""
+    call = re.search(r"read_file\(([^)]*)\)", HEADING)
+    assert call is not None
+    names = [part.split("=")[0].strip() for part in call.group(1).split(",")]
+    ReadFileArgs(**{name: ("src/a.py" if name == "path" else 517) for name in names})
