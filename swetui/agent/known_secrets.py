@@ -51,7 +51,7 @@ substring test, and a planted history could hold millions."""
 _SETTING = re.compile(
     r"""^\s*(?:export\s+)?["']?(?P<name>[A-Za-z_][\w.-]*)["']?\s*[=:]\s*(?P<value>.*?)\s*,?\s*$""")
 _KEY_LINE = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
-_SAFE_GIT = ("--literal-pathspecs", "--no-pager", "-c", "core.fsmonitor=false",
+_SAFE_GIT = ("--no-pager", "-c", "core.fsmonitor=false",
              "-c", "core.hooksPath=/dev/null", "-c", "diff.external=",
              "-c", "log.showSignature=false", "-c", "gpg.program=false",
              "-c", "gpg.ssh.program=false", "-c", "gpg.x509.program=false",
@@ -218,7 +218,9 @@ class KnownSecrets:
                 return
             patch = self._git("log", "--no-show-signature", "--all", "--reflog", "--format=",
                               "-p", "--no-textconv", "--no-ext-diff", "--no-color",
-                              "--no-renames", "--", *paths)
+                              "--no-renames", "--", *(f":(top,literal){path}" for path in paths))
+            # the names are the repository's, from its top (the workspace may be a folder
+            # of it); literal: a file named ':(glob)**' is no pattern
             if patch:
                 added = "\n".join(line[1:] for line in patch.splitlines()
                                   if line.startswith("+") and not line.startswith("+++"))

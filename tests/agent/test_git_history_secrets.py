@@ -229,3 +229,21 @@ def test_history_too_large_to_hold_is_said(leaky_history: Path,
     known = KnownSecrets(leaky_history, SecretStore())
     known.refresh()
     assert known.notice is not None and "not read whole" in known.notice
+
+
+def test_history_is_read_when_the_workspace_is_a_folder_of_the_repository(
+        tmp_path: Path) -> None:
+    """A package of a monorepo: git gives the names of the files in history from the
+    repository's top, and a confined `git log -p` run in the package prints the whole
+    repository's history. Asked for them from the package, git found none of them."""
+    git(tmp_path, "init", "-q")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "deploy.env").write_text(f"DB_PASSWORD={ROTATED}\n")
+    (tmp_path / "pkg" / "app.py").write_text("x = 1\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "one")
+    git(tmp_path, "rm", "-q", "pkg/deploy.env")
+    git(tmp_path, "commit", "-qm", "two")
+    store = SecretStore()
+    KnownSecrets(tmp_path / "pkg", store).refresh()
+    assert ROTATED in store.values()
