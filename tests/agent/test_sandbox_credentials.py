@@ -97,3 +97,26 @@ def test_a_submodules_config_is_shown_without_its_token(tmp_path: Path) -> None:
                                "git -C vendor/lib remote -v; git -C vendor/lib log --oneline")
     assert KEY not in out, out
     assert "gitlab.example/acme/lib.git" in out and "lib" in out
+
+
+@confinable
+def test_a_config_git_includes_is_shown_without_its_token(tmp_path: Path) -> None:
+    """A repository's config may include another file (`[include] path = creds.inc`, or
+    `[includeIf "gitdir:…"]`) holding the `http.extraheader` or a token URL: it was printed
+    whole inside the sandbox, and git read the credential from it (found attacking
+    c88a57f)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "-C", str(root), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(root), "config", "user.name", "Ada Tester"], check=True)
+    with (root / ".git" / "config").open("a") as config:
+        config.write('[include]\n\tpath = creds.inc\n[includeIf "gitdir:/"]\n'
+                     '\tpath = ../.git/more.inc\n')
+    (root / ".git" / "creds.inc").write_text(
+        f"[http]\n\textraheader = AUTHORIZATION: basic {KEY}\n")
+    (root / ".git" / "more.inc").write_text(f'[url "https://{KEY}@github.com/"]\n'
+                                             "\tinsteadOf = https://github.com/\n")
+    code, out = confined(root, "cat .git/creds.inc .git/more.inc; git config --list")
+    assert KEY not in out, out
+    assert "Ada Tester" in out and "insteadof=https://github.com/" in out.lower()
+    assert code == 0, out

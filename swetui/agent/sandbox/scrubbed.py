@@ -70,10 +70,48 @@ def git_configs(git_dirs: list[str]) -> list[str]:
     return found
 
 
+MAX_INCLUDED = 50
+_SECTION = re.compile(r"^\s*\[\s*(?P<name>[A-Za-z][\w.-]*)")
+_INCLUDE_PATH = re.compile(r"^\s*path\s*=\s*(?P<path>.+?)\s*$", re.IGNORECASE)
+
+
+def included(path: str, home: str) -> list[str]:
+    """The files `path` (a git config) includes (`[include]`/`[includeIf "…"]` `path = …`):
+    `~/.gitconfig` often keeps its tokens in an included `~/.gitconfig.local`. Relative
+    paths are the including file's folder's; `~/` is the home."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(MAX_CONFIG_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return []
+    found, section = [], ""
+    for line in text.splitlines():
+        header = _SECTION.match(line)
+        if header is not None:
+            section = header.group("name").lower()
+            continue
+        setting = _INCLUDE_PATH.match(line)
+        if section in ("include", "includeif") and setting is not None:
+            named = setting.group("path").strip('"')
+            named = os.path.join(home, named[2:]) if named.startswith("~/") else named
+            found.append(os.path.join(os.path.dirname(path), named))
+    return found
+
+
 def candidates(home: str, git_dirs: list[str]) -> list[str]:
-    """Every config a confined command may read that can carry a credential."""
-    return [*SYSTEM_CONFIGS, *(os.path.join(home, name) for name in HOME_CONFIGS),
-            *git_configs(git_dirs)]
+    """Every config a confined command may read that can carry a credential, and the
+    configs git's configs include (`included`, followed up to `MAX_INCLUDED` files)."""
+    gits = [*(path for path in SYSTEM_CONFIGS if "git" in path),
+            *(os.path.join(home, name) for name in HOME_CONFIGS), *git_configs(git_dirs)]
+    found = [*SYSTEM_CONFIGS, *gits]
+    for path in gits:
+        if len(found) > len(SYSTEM_CONFIGS) + len(gits) + MAX_INCLUDED:
+            break
+        for more in included(path, home):
+            if more not in found:
+                found.append(more)
+                gits.append(more)
+    return found
 
 
 def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list[str]]:
