@@ -104,6 +104,7 @@ def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
 def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
                  scores: Relevance, rerank: Meaning | None = None,
                  weights: LinearRanking = WITH_MEANING) -> list[Hit]:
+    named = set(near)
     hits, fragments = _raising(index, text)
     traceback = PASTED_ERROR.search(text) is not None
     if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
@@ -114,7 +115,7 @@ def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
     for name in names_in(text):
         dotted = ".".join(name.parts)
         for rel, definition in resolve(index, name.parts, called=name.called,
-                                       capitals=name.capitals):
+                                       capitals=name.capitals, named=named):
             hits.append(Hit(rel, definition, definition.start, 100.0,
                             f"{definition.qualname}, named in the request"
                             if definition.qualname != dotted else "named in the request",

@@ -1,7 +1,8 @@
 """Which definition a name in a request stands for, when the words could name several or none:
 a dotted name names its last part or nothing (`index.html` is a file, not `index`), a word in
 capitals alone is prose (`URL`) or a constant (`LIMIT`), a bare call (`evolve()`) is a
-function's, and a bare name defined in many places (`get`) names none of them."""
+function's, a bare name defined in many places (`get`) names none of them, and a name a
+named file defines at its top level is that file's."""
 
 from __future__ import annotations
 
@@ -93,3 +94,51 @@ def test_a_bare_name_defined_in_many_places_names_none(tmp_path: Path) -> None:
     index = _index(tmp_path)
     assert _named(index, "Which store answers my get() call first?") == []
     assert _named(index, "what does Store2.get return for a missing key?") == ["Store2.get"]
+
+
+def test_a_name_the_named_file_defines_at_its_top_level_is_that_files(tmp_path: Path) -> None:
+    index = mapped_workspace(tmp_path, {
+        "tzlib/tz.py": '''\
+def _make_gettz():
+    class GettzFunc:
+        def __call__(self, name=None):
+            return self.nocache(name)
+
+        def nocache(self, name=None):
+            """Reads TZ, then /etc/localtime."""
+            return name
+
+        def __repr__(self):
+            return "gettz"
+    return GettzFunc()
+
+
+gettz = _make_gettz()
+''',
+        "tzlib/zoneinfo.py": '''\
+def gettz(name):
+    """The bundled tarball's zone (deprecated)."""
+    return name
+
+
+class ZoneInfoFile:
+    def __repr__(self):
+        return "zones"
+''',
+    })
+
+    def named(request: str) -> list[tuple[str, str]]:
+        return [(hit.path, hit.definition.qualname)
+                for hit in found_hits(index, request, near=["tzlib/tz.py"]).direct
+                if hit.how == "named" and hit.definition is not None]
+    # `gettz` is tz.py's instance there, not the other module's function of that name
+    assert named("tzlib/tz.py - gettz() with no name: which file does it read?") \
+        == [("tzlib/tz.py", "gettz")]
+    # not naming the file, a bare call names the function
+    assert _named(index, "gettz() with no name: which file does it read?") == ["gettz"]
+    assert [hit.path for hit in found_hits(index, "what does gettz() read?").direct
+            if hit.how == "named"] == ["tzlib/zoneinfo.py"]
+    # a method of a class in the named file is no name of that module: `__repr__` is not
+    # narrowed to tz.py's (both files' classes define one)
+    assert sorted(path for path, _ in named("tzlib/tz.py: how does __repr__ avoid recursing?")) \
+        == ["tzlib/tz.py", "tzlib/zoneinfo.py"]

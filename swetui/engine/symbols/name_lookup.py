@@ -5,6 +5,7 @@ of prose (`URL`, `the Authorization header`) is none."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import NamedTuple
 
 from swetui.engine.symbols.extract import Definition
@@ -94,7 +95,7 @@ def _instance_of(variable: str, qualname: str) -> bool:
 
 
 def resolve(index: SymbolIndex, parts: list[str], *, called: bool = False,
-            capitals: bool = False) -> list[tuple[str, Definition]]:
+            capitals: bool = False, named: Collection[str] = ()) -> list[tuple[str, Definition]]:
     """Definitions a dotted name refers to: `Client.send` → the `send` of class `Client`;
     `httpx.InvalidURL` → `InvalidURL` when no `httpx` class has it. A dotted name names its
     last part or nothing: `index.html` is a file, not `index`; `params.set` whose `set` no
@@ -102,7 +103,9 @@ def resolve(index: SymbolIndex, parts: list[str], *, called: bool = False,
     (`called`, `evolve()`) names a function when the source has one: a method is called
     on an object. A word in capitals alone (`capitals`: `URL`, `NOTHING`) names a constant
     or nothing: as a class's name it is as likely an acronym of prose. A bare name with
-    more definitions than MAX_PER_NAME (`get`) says nothing about which is meant."""
+    more definitions than MAX_PER_NAME (`get`) says nothing about which is meant. A name
+    that a file the request names (`named`) defines at its top level is that file's
+    (`tz.py: gettz()` is tz.py's `gettz = __get_gettz()`, not another module's `def gettz`)."""
     name = parts[-1]
     candidates = index.by_name.get(name, [])
     qualifier = parts[:-1]
@@ -131,6 +134,9 @@ def resolve(index: SymbolIndex, parts: list[str], *, called: bool = False,
         candidates = [(rel, d) for rel, d in candidates if not rel.endswith(".pyi")]
     if capitals:
         candidates = [(rel, d) for rel, d in candidates if d.kind == "constant"]
+    own = [(rel, d) for rel, d in candidates if rel in named and "." not in d.qualname]
+    if own:  # a module's names are its top-level definitions
+        candidates = own
     if not qualifier:
         if len({(rel, d.qualname) for rel, d in candidates}) > MAX_PER_NAME:
             return []
