@@ -24,6 +24,7 @@ from swetui.engine.events import EngineNotice
 from swetui.engine.symbols.extract import extract
 from swetui.engine.symbols.file_rank import rank_files
 from swetui.secrets import STORE
+from tests.engine.helpers import write_files
 
 KEY = "sk-ant-api03-" + "q7Zx" * 12
 FILES = {
@@ -37,10 +38,7 @@ FILES = {
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "src").mkdir()
-    for rel, text in FILES.items():
-        (tmp_path / rel).write_text(text)
-    return tmp_path
+    return write_files(tmp_path, FILES)
 
 
 @pytest.fixture

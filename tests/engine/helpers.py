@@ -67,11 +67,16 @@ def attached(root: Path, text: str) -> dict[str, str]:
         for item in result.items if item.kind is ItemKind.SPAN}
 
 
-def mapped_workspace(root: Path, files: dict[str, str]) -> SymbolIndex:
-    """Write `files` (relative path → text) under `root` and build its symbol map."""
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """Write `files` (relative path → text) under `root`, folders made; `root` back."""
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-    symbols = SymbolMap(root)
+    return root
+
+
+def mapped_workspace(root: Path, files: dict[str, str]) -> SymbolIndex:
+    """Write `files` (relative path → text) under `root` and build its symbol map."""
+    symbols = SymbolMap(write_files(root, files))
     symbols.build()
     return symbols.index()

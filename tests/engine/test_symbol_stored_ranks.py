@@ -18,6 +18,7 @@ from swetui.engine.symbols import stored_ranks
 from swetui.engine.symbols.extract import FileSymbols
 from swetui.engine.symbols.file_rank import rank_files
 from swetui.engine.symbols.symbol_map import SymbolMap
+from tests.engine.helpers import write_files
 
 FILES = {
     "src/ledger.py": "def settle_balance(entries):\n    return sum(entries)\n",
@@ -30,10 +31,7 @@ FILES = {
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "src").mkdir()
-    for rel, text in FILES.items():
-        (tmp_path / rel).write_text(text)
-    return tmp_path
+    return write_files(tmp_path, FILES)
 
 
 def cache_of(root: Path) -> Path:
