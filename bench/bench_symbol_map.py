@@ -96,20 +96,21 @@ def make_real_workspace(root: Path, files: int) -> Path:
     return root
 
 
-def _child(mode: str, root: Path, cache: Path) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "bench.symbol_map_child", mode, str(root),
+def _measured(module: str, mode: str, root: Path, cache: Path) -> dict[str, Any]:
+    """What a measuring module (`bench.<module>`) reports, run in a fresh process."""
+    done = subprocess.run([sys.executable, "-m", f"bench.{module}", mode, str(root),
                            str(cache)], capture_output=True, text=True, check=True,
                           cwd=Path(__file__).resolve().parents[1])
     found: dict[str, Any] = json.loads(done.stdout)
     return found
+
+
+def _child(mode: str, root: Path, cache: Path) -> dict[str, Any]:
+    return _measured("symbol_map_child", mode, root, cache)
 
 
 def _session(mode: str, root: Path, cache: Path) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "bench.map_session_child", mode, str(root),
-                           str(cache)], capture_output=True, text=True, check=True,
-                          cwd=Path(__file__).resolve().parents[1])
-    found: dict[str, Any] = json.loads(done.stdout)
-    return found
+    return _measured("map_session_child", mode, root, cache)
 
 
 def _watched(root: Path) -> None:
