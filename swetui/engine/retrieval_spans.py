@@ -104,8 +104,8 @@ def find_hits(index: SymbolIndex, text: str, near: Iterable[str] = (),
 def _direct_hits(index: SymbolIndex, text: str, near: Iterable[str],
                  scores: Relevance, rerank: Meaning | None = None,
                  weights: LinearRanking = WITH_MEANING) -> list[Hit]:
-    named = set(near)
     hits, fragments = _raising(index, text)
+    named = scores.near  # the files the request names
     traceback = PASTED_ERROR.search(text) is not None
     if fragments:  # a pasted error: its own words (`AsyncClient`) are no request for them
         text = "\n".join(line for line in text.splitlines()
