@@ -24,7 +24,7 @@ from pathlib import Path
 
 from swetui.agent.sandbox.secret_files import secret_files
 from swetui.agent.tools.shell import scrubbed_environment
-from swetui.engine.symbols.symbol_map import SymbolMap
+from swetui.engine.symbols.symbol_map import NOT_BUILT, SymbolMap
 from swetui.secrets import STORE
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ def main(argv: list[str]) -> int:
     threading.Thread(target=_end_with_parent, daemon=True).start()
     symbols = _Reporting(root, cache_path=cache_path, exclude=secret_files(root))
     symbols.build([str(rel) for rel in request.get("first", [])])
-    if "the symbol map could not be built" in symbols.notes:
+    if NOT_BUILT in symbols.notes:
         return 1
     symbols.index()  # ranks the files and keeps the ranks in the cache: the session loading
     # the map then does not rank them (the ranking is the highest memory of a load)

@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 MAX_PARSE_BYTES = 1_000_000
 """Larger files (generated code, bundles) are left out of the map (`generated.TOO_LARGE`)."""
+NOT_BUILT = "the symbol map could not be built"
+"""The note a build that failed leaves (`notes`): the map child exits with an error on it."""
 PUBLISH_EVERY = 200
 """Files read between two publications of the partial map during a build."""
 SAVE_EVERY = 1_000
@@ -134,7 +136,7 @@ class SymbolMap:
             self.save()
         except Exception:  # a broken map must never break a session: retrieval greps instead
             log.exception("building the symbol map failed")
-            self.notes.append("the symbol map could not be built")
+            self.notes.append(NOT_BUILT)
         finally:
             if self.building:
                 with self._lock:
