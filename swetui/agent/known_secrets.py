@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import stat
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from pathlib import Path
 from swetui.agent.sandbox import WorkspaceTooLarge, secret_files
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tools.shell import scrubbed_environment
+from swetui.files import read_regular
 from swetui.secrets import (
     MIN_REDACTED,
     STORE,
@@ -230,19 +230,14 @@ class KnownSecrets:
 
 
 def _read_regular(path: str) -> str | None:
-    """The start of `path` if it is a regular file when opened: a FIFO or a device named
-    `.env` (a tarball can hold one) would wait for ever for a writer or a key press."""
+    """The start of `path` if it is a regular file when opened (`files.read_regular`, which
+    never blocks): a FIFO or a device named `.env` (a tarball can hold one) would wait for
+    ever for a writer or a key press."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        data, _size = read_regular(path, MAX_SECRET_FILE_BYTES)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            return handle.read(MAX_SECRET_FILE_BYTES).decode("utf-8", "replace")
-        except OSError:
-            return None
+    return data.decode("utf-8", "replace")
 
 
 @functools.lru_cache(maxsize=16)
