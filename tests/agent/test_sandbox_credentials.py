@@ -6,7 +6,9 @@ system's credential files not at all."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,3 +122,21 @@ def test_a_config_git_includes_is_shown_without_its_token(tmp_path: Path) -> Non
     assert KEY not in out, out
     assert "Ada Tester" in out and "insteadof=https://github.com/" in out.lower()
     assert code == 0, out
+
+
+def test_a_config_including_a_fifo_does_not_stop_the_sandbox(tmp_path: Path) -> None:
+    """`[include] path = pipe` with `pipe` a FIFO (a tarball's `.git/` can hold both): the
+    included configs are read before every confined command, and opening the FIFO waited for
+    a writer for ever (found reviewing). It is skipped, like an unreadable file."""
+    git_dir = tmp_path / ".git"
+    git_dir.mkdir()
+    (git_dir / "config").write_text("[include]\n\tpath = pipe\n")
+    os.mkfifo(git_dir / "pipe")
+    # in a process of its own: a hang is killed there (a bound on a hang, not a timing
+    # assertion), where a blocked thread would outlive the test
+    listed = subprocess.run(
+        [sys.executable, "-c", "import sys; from swetui.agent.sandbox.scrubbed import "
+         "candidates; print(candidates(sys.argv[1], [sys.argv[2]]))",
+         str(tmp_path / "home"), str(git_dir)], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert str(git_dir / "pipe") in listed.stdout  # named, so a later regular file is covered

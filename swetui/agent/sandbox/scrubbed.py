@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+from swetui.files import read_regular
 from swetui.secrets import TOKEN_VALUES, is_credential_name
 
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -79,9 +80,8 @@ def included(path: str, home: str) -> list[str]:
     """The files `path` (a git config) includes (`[include]`/`[includeIf "…"]` `path = …`):
     `~/.gitconfig` often keeps its tokens in an included `~/.gitconfig.local`. Relative
     paths are the including file's folder's; `~/` is the home."""
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(MAX_CONFIG_BYTES).decode("utf-8", "replace")
+    try:  # never blocking: a planted `path = fifo` would stop every command
+        text = read_regular(path, MAX_CONFIG_BYTES)[0].decode("utf-8", "replace")
     except OSError:
         return []
     found, section = [], ""
@@ -124,10 +124,9 @@ def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list
         if not os.path.isfile(real):
             continue
         try:
-            with open(real, "rb") as handle:
-                data = handle.read(MAX_CONFIG_BYTES + 1)
+            data = read_regular(real, MAX_CONFIG_BYTES + 1)[0]
         except OSError:
-            continue  # not readable by swetui: nor by the command
+            continue  # not readable by swetui (or no longer a regular file): nor by the command
         if len(data) > MAX_CONFIG_BYTES:
             cover.append(real)
             continue
