@@ -158,6 +158,7 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     root = Path(root)
     result = RetrievalResult()
     sent = AlreadySent(engine)
+    before = AlreadySent(engine)  # what the request carried before this retrieval
     files: list[str] | None = None
     cut = False
     if budget_tokens is None:
@@ -183,9 +184,9 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
              payload: GrepPayload | FilePayload | ShortlistPayload | None = None) -> bool:
         nonlocal room
         key = path or title
-        if sent.has(kind, key, content) or (kind in (ItemKind.FILE, ItemKind.SPAN)
-                                            and sent.covers(key, source_lines(content)[1:])):
-            result.notes.append(f"{key} is already in context")
+        if _shown(sent, kind, key, content):
+            if _shown(before, kind, key, content):  # else inside what this request sends
+                result.notes.append(f"{key} is already in context")
             return False
         cost = engine.counter.count(content)
         if cost > room:
@@ -276,6 +277,13 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     result.summary = redact(_summary(result, terms))
     result.notes = [redact(note) for note in result.notes]
     return result
+
+
+def _shown(sent: AlreadySent, kind: ItemKind, key: str, content: str) -> bool:
+    """Whether `content` is in what `sent` holds already (a file's or span's lines nearly
+    all shown)."""
+    return sent.has(kind, key, content) or (kind in (ItemKind.FILE, ItemKind.SPAN)
+                                            and sent.covers(key, source_lines(content)[1:]))
 
 
 def _named_paths(root: Path, text: str, tree: Callable[[], list[str]],

@@ -87,7 +87,18 @@ def member_lines(symbols: FileSymbols, cls: Definition, picked: list[Definition]
             chosen += range(first_line(text, member.start), member.start + 1)
         return chosen, (f"shown: its {names}; its other members by their first line "
                         "(read one with read_file at its line)")
-    listed = ", ".join(f"{d.name} (line {d.start})" for d in rest[:LISTED_MEMBERS])
-    more = len(rest) - LISTED_MEMBERS  # more than LISTED_MEMBERS here
-    return chosen, f"shown: its {names}; its other members, not shown: {listed} and {more} more"
+    unnamed = _one_per_name(rest, {d.name for d in picked})
+    listed = ", ".join(f"{d.name} (line {d.start})" for d in unnamed[:LISTED_MEMBERS])
+    more = f" and {len(unnamed) - LISTED_MEMBERS} more" if len(unnamed) > LISTED_MEMBERS else ""
+    return chosen, f"shown: its {names}; its other members, not shown: {listed}{more}"
+
+
+def _one_per_name(found: list[Definition], shown: set[str]) -> list[Definition]:
+    """The first of each name not `shown` already: a property's getter stands for its
+    setter and deleter (one name to the reader, one line to read at)."""
+    named: dict[str, Definition] = {}
+    for definition in found:
+        if definition.name not in shown:
+            named.setdefault(definition.name, definition)
+    return list(named.values())
 

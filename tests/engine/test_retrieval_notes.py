@@ -1,0 +1,88 @@
+"""What retrieval tells the user reads as one thing: a file the request names and gets whole
+is not also said to be "already in context" (the span of it that the map found is inside
+what this request sends, not something an earlier one did), and a member note names a
+property once, not once for its getter and once for its setter."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swetui.engine.context import ContextEngine
+from swetui.engine.items import ItemKind
+from swetui.engine.retrieval import retrieve
+from swetui.engine.retrieval_members import member_lines
+from swetui.engine.symbols.extract import extract
+from swetui.engine.symbols.symbol_map import SymbolMap
+
+EASTER = '''\
+def easter(year, method=3):
+    """The date of Easter in `year` by the Orthodox (2) or Western (3) method."""
+    golden = year % 19
+    return golden + method
+'''
+
+
+def _index(root: Path):  # type: ignore[no-untyped-def]
+    symbols = SymbolMap(root)
+    symbols.build()
+    return symbols.index()
+
+
+def test_a_named_short_file_sent_whole_is_not_said_to_be_already_in_context(
+        tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "easter.py").write_text(EASTER)
+    found = retrieve(tmp_path, "in pkg/easter.py, how is easter() computed for Orthodox?",
+                     ContextEngine(), turn=1, symbols=_index(tmp_path), semantic=None)
+    assert [item.kind for item in found.items] == [ItemKind.FILE]
+    assert found.summary == "read pkg/easter.py", found.summary
+
+
+def test_a_file_sent_by_an_earlier_turn_is_still_said_to_be_in_context(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "easter.py").write_text(EASTER)
+    engine, index = ContextEngine(), _index(tmp_path)
+    first = retrieve(tmp_path, "read pkg/easter.py", engine, turn=1, symbols=index,
+                     semantic=None)
+    engine.add_many(first.items)
+    again = retrieve(tmp_path, "in pkg/easter.py, how is easter() computed?", engine,
+                     turn=2, symbols=index, semantic=None)
+    assert again.items == []
+    assert "pkg/easter.py is already in context" in again.summary
+
+
+def _relativedelta(properties: list[bool], plain: int) -> str:
+    """A class with `plain` methods and one property per entry (with a setter when True)."""
+    lines = ["class relativedelta:", "    def _set_months(self, months):", "        return 1"]
+    for n in range(plain):
+        lines += [f"    def method_{n}(self):", f"        return {n}"]
+    for n, settable in enumerate(properties):
+        lines += ["    @property", f"    def prop_{n}(self):", f"        return self._{n}"]
+        if settable:
+            lines += [f"    @prop_{n}.setter", f"    def prop_{n}(self, value):",
+                      f"        self._{n} = value"]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=8), st.integers(min_value=12, max_value=16))
+def test_a_member_note_names_each_member_once(properties: list[bool], plain: int) -> None:
+    """Law: the note of members not shown names each other member exactly once (a
+    property with a setter is one name), and none the span shows."""
+    source = _relativedelta(properties, plain)
+    symbols = extract("relativedelta.py", source.encode(), "python")
+    cls = next(d for d in symbols.definitions if d.qualname == "relativedelta")
+    picked = [next(d for d in symbols.definitions if d.name == "_set_months")]
+    _chosen, note = member_lines(symbols, cls, picked, source.splitlines())
+    names = [f"method_{n}" for n in range(plain)] + [f"prop_{n}" for n in range(len(properties))]
+    assert "not shown: " in note, note
+    listed = re.findall(r"(\w+) \(line \d+\)", note)
+    more = re.search(r" and (\d+) more$", note)
+    assert len(listed) == len(set(listed)), note
+    assert "_set_months" not in listed
+    assert len(listed) + (int(more.group(1)) if more else 0) == len(names), note
+    assert set(listed) <= set(names)
