@@ -12,11 +12,14 @@ library's `ast`, not with the symbol map under test).
   enclosing a needed method (`class X(...):`, not its docstring); a grep hit line is judged
   by the line it hits, and so is a shortlist's line (`path:line: def …`, the one line of the
   definition it shows: a shortlist is relevant when it names a needed definition, and its
-  other entries are line waste). A block's other lines (its note of the lines shown, `…` gaps) are
-  waste when the block shows nothing useful, and not waste when it does. Irrelevant lines
-  inside a relevant block, no waste by blocks, are waste here;
+  other entries are line waste). A block's other lines (its note of the lines shown, `…` gaps,
+  a shortlist's heading, the `<context …>` element around it) show no needed line and are
+  waste too. Irrelevant lines inside a relevant block, no waste by blocks, are waste here;
 - recall: needed files of which a needed part was attached / needed files;
 - empty: requests with nothing attached.
+
+Tokens are those of each block as the request carries it (`assembly.context_block`: the
+content inside its `<context id=… kind=… source=…>` element), every one of them counted.
 
 Fourteen sets, each committed before its first run: the 31 requests retrieval was first tuned
 on; 10 held out after that (then used, with the first set, for a second round of tuning);
@@ -58,6 +61,7 @@ from bench.retrieval_projects import (
     project_root,
     retrieve_as_a_turn,
 )
+from swetui.engine.assembly import context_block
 from swetui.engine.items import ContextItem, ItemKind
 from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
 from swetui.engine.symbols.semantic import MODEL, ModelLoader
@@ -91,9 +95,14 @@ class Score:
 
 
 def lines_shown(item: ContextItem) -> list[tuple[str, tuple[str, int] | None]]:
-    """Each line of a block with the (path, line) of the source it shows, None for a line
-    showing none (a note, a gap)."""
-    lines = item.content.split("\n")
+    """Each line of a block as the request carries it, with the (path, line) of the source
+    it shows; None for a line showing none (the element around it, a note, a gap)."""
+    opening, *lines, closing = context_block(item).split("\n")
+    return [(opening, None), *_body_lines(item, lines), (closing, None)]
+
+
+def _body_lines(item: ContextItem, lines: list[str]
+                ) -> list[tuple[str, tuple[str, int] | None]]:
     if item.kind in (ItemKind.GREP, ItemKind.SHORTLIST):  # `path:line: text` lines
         hits = [_GREP_HIT.match(text) for text in lines]
         return [(text, (m.group(1), int(m.group(2))) if m else None)
@@ -129,9 +138,7 @@ def judged_lines(item: ContextItem, needs: list[Needed]) -> list[JudgedLine]:
     useful = [where is not None and any(need.path == where[0] and need.useful(where[1])
                                         for need in needs)
               for _, where in lines]
-    any_useful = any(useful)
-    return [JudgedLine(text, where, COUNTER.count(text + "\n"), use,
-                       not use and (where is not None or not any_useful))
+    return [JudgedLine(text, where, COUNTER.count(text + "\n"), use, not use)
             for (text, where), use in zip(lines, useful, strict=True)]
 
 
@@ -146,7 +153,7 @@ def judge(items: list[ContextItem], needs: list[Needed], root: Path, request: st
     score = Score(requests=1, files=len(needs), empty=int(not items))
     found: set[str] = set()
     for item in items:
-        tokens = COUNTER.count(item.content)
+        tokens = COUNTER.count(context_block(item))
         hits = [need.path for path, line in shown(item, root) for need in needs
                 if need.path == path and need.covers(line)]
         score.blocks += 1

@@ -214,8 +214,18 @@ class Tally:
                   f"{100 * share:>11.1f}% {row[4]:>6}/{row[3]:<6}")
 
 
+ELEMENT = ("context element", "-", "-")
+"""The `<context …>` and `</context>` lines a block is sent between."""
+
+
 def classify(item: ContextItem, root: Path, lines: list[JudgedLine], hits: list[Hit]
              ) -> list[tuple[str, str, str]]:
+    """(part, origin, which hit) of each line of a block as it is sent."""
+    return [ELEMENT, *_classify_body(item, root, lines[1:-1], hits), ELEMENT]
+
+
+def _classify_body(item: ContextItem, root: Path, lines: list[JudgedLine], hits: list[Hit]
+                   ) -> list[tuple[str, str, str]]:
     if item.kind is ItemKind.SPAN:
         return span_roles(root / (item.source.path or ""), item.source.path or "", lines, hits)
     if item.kind is ItemKind.GREP:

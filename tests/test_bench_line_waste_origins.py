@@ -49,15 +49,16 @@ def test_each_line_of_a_whole_class_is_tagged_by_its_part(tmp_path: Path) -> Non
     judged = judged_lines(item, needs)
     parts = [part for part, _how, _which in classify(item, tmp_path, judged, [hit])]
 
-    assert parts == ["note", "class header", "class docstring", "class docstring",
-                     "class docstring", "class attributes", "member first line",
+    assert parts == ["context element", "note", "class header", "class docstring",
+                     "class docstring", "class docstring", "class attributes", "member first line",
                      "member body", "class attributes", "member first line",
-                     "member docstring", "member body", "member body"]
+                     "member docstring", "member body", "member body", "context element"]
     tallies = Tallies()
     measure([item], tmp_path, needs, [], tallies)  # no hits: parts by lines only
     assert tallies.tokens == sum(j.tokens for j in judged)
     wasted = {part: row[1] for part, row in tallies.parts.rows.items()}
-    assert wasted["note"] == 0  # the note of a relevant block is no waste
+    note = next(j for j in judged if j.text.startswith("store.py: 12 of 17"))
+    assert wasted["note"] == note.tokens  # sent for no needed line: waste, even here
     assert tallies.useful == sum(j.tokens for j in judged if j.useful)
 
 
@@ -72,10 +73,10 @@ def test_an_outline_entry_is_told_from_a_member_shown_whole(tmp_path: Path) -> N
     parts = [part for part, _how, _which in classify(item, tmp_path,
                                                      judged_lines(item, needs), [hit])]
 
-    assert parts[1:4] == ["class header", "member first line", "member body"]
-    assert parts[4] == "member first line"  # `put` is shown whole: not an outline entry
+    assert parts[2:5] == ["class header", "member first line", "member body"]
+    assert parts[5] == "member first line"  # `put` is shown whole: not an outline entry
     shown_alone = [1, 6, 9]
     alone = span("\n".join(["n"] + [f"{n:>6}\t{lines[n - 1]}" for n in shown_alone]))
     parts = [part for part, _how, _which in classify(alone, tmp_path,
                                                      judged_lines(alone, needs), [hit])]
-    assert parts[2:] == ["member first line only", "member first line only"]
+    assert parts[3:-1] == ["member first line only", "member first line only"]

@@ -1,14 +1,19 @@
-"""The retrieval benchmark's line waste: tokens of the lines attached outside every needed
-definition (and the headers of the classes enclosing a needed method), on a small project
-whose line numbers are known by construction."""
+"""The retrieval benchmark's line waste: tokens of the lines sent outside every needed
+definition (and the headers of the classes enclosing a needed method), the `<context>`
+element around each block and its notes included, on a small project whose line numbers are
+known by construction."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bench.bench_retrieval_quality import COUNTER, judge, line_waste
 from bench.retrieval_projects import needed
+from swetui.engine.assembly import context_block
+from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Source
+from swetui.engine.retrieval import retrieve
 
 STORE = '''import os
 
@@ -43,6 +48,13 @@ def lines(text: str) -> int:
     return sum(COUNTER.count(line + "\n") for line in text.split("\n"))
 
 
+def element(item: ContextItem) -> int:
+    """Tokens of the `<context …>` and `</context>` lines the request wraps a block in."""
+    opening, *_body, closing = context_block(item).split("\n")
+    assert opening.startswith("<context ") and closing == "</context>"
+    return lines(opening) + lines(closing)
+
+
 def block(kind: ItemKind, content: str, path: str | None = "store.py") -> ContextItem:
     return ContextItem(id=f"t{abs(hash(content))}", kind=kind, layer=Layer.TASK, title="t",
                        source=Source(path=path), content=content)
@@ -64,25 +76,29 @@ def test_irrelevant_lines_inside_a_relevant_block_are_waste(tmp_path: Path) -> N
 
     wasted, total = line_waste(span, needs)
 
-    assert total == lines(f"{note}\n{useful}\n{extra}")
-    assert wasted == lines(extra)  # the note, the gap and the class header are not waste
+    assert total == element(span) + lines(f"{note}\n{useful}\n{extra}")
+    # the class header is no waste; the note, the gap and the element around are sent for
+    # no needed line: waste, as the lines of `put` are
+    assert wasted == element(span) + lines(note) + lines("     …") + lines(extra)
     score = judge([span], needs, tmp_path, "r")
     assert (score.relevant, score.wasted) == (1, 0)  # by blocks: no waste at all
     assert (score.line_wasted, score.line_tokens) == (wasted, total)
+    assert score.tokens == COUNTER.count(context_block(span))  # every token sent
 
 
 def test_an_irrelevant_block_is_waste_to_its_last_line(tmp_path: Path) -> None:
     needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
     content = "store.py: 2 of 25 lines shown.\n    15\tdef helper():\n    16\t    return 1"
 
-    assert line_waste(block(ItemKind.SPAN, content), needs) == (lines(content),) * 2
+    span = block(ItemKind.SPAN, content)
+    assert line_waste(span, needs) == (element(span) + lines(content),) * 2
 
 
 def test_a_class_header_alone_is_no_waste_but_not_relevant(tmp_path: Path) -> None:
     needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
     header = block(ItemKind.SPAN, "     4\tclass Store:")
 
-    assert line_waste(header, needs)[0] == 0
+    assert line_waste(header, needs)[0] == element(header)  # the header line itself: none
     assert judge([header], needs, tmp_path, "r").relevant == 0
 
 
@@ -93,7 +109,8 @@ def test_grep_hits_are_judged_by_the_line_they_hit(tmp_path: Path) -> None:
     outside = "store.py:11: self.data[key] = value\nother.py:8: data = 1"
     grep = block(ItemKind.GREP, f"{title}\n{inside}\n{outside}", path=None)
 
-    assert line_waste(grep, needs) == (lines(outside), lines(f"{title}\n{inside}\n{outside}"))
+    assert line_waste(grep, needs) == (element(grep) + lines(f"{title}\n{outside}"),
+                                       element(grep) + lines(f"{title}\n{inside}\n{outside}"))
 
 
 def test_a_named_file_sent_whole_wastes_all_but_the_needed_lines(tmp_path: Path) -> None:
@@ -102,11 +119,13 @@ def test_a_named_file_sent_whole_wastes_all_but_the_needed_lines(tmp_path: Path)
     kept = {4, 7, 8}  # the class header and Store.get
     waste = "\n".join(text for n, text in enumerate(whole, 1) if n not in kept)
 
-    wasted, total = line_waste(block(ItemKind.FILE, STORE), needs)
+    item = block(ItemKind.FILE, STORE)
+    wasted, total = line_waste(item, needs)
 
-    assert total == lines(STORE)
-    assert wasted == sum(COUNTER.count(text + "\n") for n, text in enumerate(whole, 1)
-                         if n not in kept) == lines(waste)
+    assert total == element(item) + lines(STORE.rstrip())  # sent without its last newline
+    assert wasted == element(item) + sum(COUNTER.count(text + "\n")
+                                         for n, text in enumerate(whole[:-1], 1) if n not in kept)
+    assert wasted == element(item) + lines(waste) - lines("")
 
 
 def test_a_nested_method_keeps_every_enclosing_class_header(tmp_path: Path) -> None:
@@ -116,7 +135,28 @@ def test_a_nested_method_keeps_every_enclosing_class_header(tmp_path: Path) -> N
     deep = "    24\t        def deep(self):\n    25\t            return 2"
     stray = "    16\t    return 1"
 
-    wasted, total = line_waste(block(ItemKind.SPAN, f"{outer}\n{inner}\n{deep}\n{stray}"),
-                               needs)
+    item = block(ItemKind.SPAN, f"{outer}\n{inner}\n{deep}\n{stray}")
+    wasted, total = line_waste(item, needs)
 
-    assert (wasted, total) == (lines(stray), lines(f"{outer}\n{inner}\n{deep}\n{stray}"))
+    assert (wasted, total) == (element(item) + lines(stray),
+                               element(item) + lines(f"{outer}\n{inner}\n{deep}\n{stray}"))
+
+
+def test_the_judge_counts_every_token_the_request_carries_for_the_blocks(
+        tmp_path: Path) -> None:
+    """What is judged is what the model receives: the blocks as the assembled request holds
+    them (found in it by their element, not rebuilt), every token counted."""
+    root = project(tmp_path)
+    needs = needed(root, [{"path": "store.py", "symbols": ["Store.get"]}])
+    engine = ContextEngine()
+    found = retrieve(root, "show store.py and grep 'return value'", engine, turn=1)
+    assert len(found.items) >= 2, found.summary
+    engine.add_many(found.items)
+    sent = re.findall(r"<context id=\"r[^\"]*\" kind=.*?\n</context>",
+                      engine.assemble().request.context, re.DOTALL)
+    assert len(sent) == len(found.items)
+
+    score = judge(found.items, needs, root, "r")
+
+    assert score.tokens == sum(COUNTER.count(block) for block in sent)
+    assert score.line_tokens == sum(lines(block) for block in sent)

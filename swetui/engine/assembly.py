@@ -235,7 +235,9 @@ def _attribute(value: str) -> str:
         .replace("\n", " ")
 
 
-def _context_block(item: ContextItem) -> str:
+def context_block(item: ContextItem) -> str:
+    """The text a task or pinned item is sent as: its content inside a `<context>` element
+    saying its id, kind and source (the retrieval benchmark counts exactly this)."""
     where = _attribute(item.source.path or item.title)
     return f'<context id="{_attribute(item.id)}" kind="{item.kind.value}" source="{where}">\n' \
            f"{item.sent_text().rstrip()}\n</context>"
@@ -244,7 +246,7 @@ def _context_block(item: ContextItem) -> str:
 def process_task(state: AssemblyState) -> str:
     items = [item for item in state.of(Layer.TASK) if item.kind not in CONVERSATION_KINDS]
     for item in items:
-        state.context_blocks.append(_context_block(item))
+        state.context_blocks.append(context_block(item))
         state.use(item)
     return f"{len(items)} retrieved items"
 
@@ -255,7 +257,7 @@ def process_pinned(state: AssemblyState) -> str:
         if item.kind in CONVERSATION_KINDS and item.layer is Layer.HISTORY:
             state.turns.setdefault(item.turn_created, []).append(item)
         else:
-            state.context_blocks.append(_context_block(item))
+            state.context_blocks.append(context_block(item))
         state.use(item)
     if any(item.kind in CONVERSATION_KINDS for item in items):
         order = {item.id: position for position, item in enumerate(state.items)}
