@@ -21,6 +21,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from swetui.agent.sandbox.git_includes import user_included
 from swetui.agent.sandbox.readable import (
     ETC_SECRETS,
     listable_paths,
@@ -28,7 +29,7 @@ from swetui.agent.sandbox.readable import (
     shares_home,
 )
 from swetui.agent.sandbox.scan import MAX_WALK, WorkspaceTooLarge
-from swetui.agent.sandbox.scrubbed import candidates, scrubbed_copies
+from swetui.agent.sandbox.scrubbed import candidates, home_configs, scrubbed_copies
 from swetui.agent.sandbox.secret_files import SecretFiles, secret_files
 from swetui.agent.sandbox.secret_paths import home_secrets
 
@@ -213,6 +214,8 @@ class Sandbox:
             spec["replace"], unreadable = scrubbed_copies(
                 candidates(home, git_dirs),
                 self.scrubbed)
+            # `~/.gitconfig` → `[include] path = ~/.gitconfig.local`: unreadable, git stops
+            spec["readable_files"] = user_included(home_configs(home), home, root)
             spec["hide"] = [*secrets, *extra, *unreadable, *home_secrets(), *ETC_SECRETS,
                             *SYSTEM_SECRETS, *(() if self.network else OFFLINE_SECRETS)]
         return [INTERPRETER, "-I", "-S", "-c", HELPER_SOURCE, json.dumps(spec), "--",

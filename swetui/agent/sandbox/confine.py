@@ -86,6 +86,9 @@ if TYPE_CHECKING:
         """[copy, original]: a config shown as its copy without credentials (`scrubbed.py`)."""
         readable: NotRequired[list[str]]
         """Where the command may read outside the workspace (`readable.py`)."""
+        readable_files: NotRequired[list[str]]
+        """Single files it may read besides: granted only while each is a regular file
+        (the files the user's git configs include, `git_includes.user_included`)."""
         listable: NotRequired[list[str]]
         """Directories whose tree may be listed, not read (`readable.listable_paths`)."""
         scratch: NotRequired[str]
@@ -110,7 +113,8 @@ def _init(spec: Spec, argv: list[str]) -> None:
         pass  # Landlock still denies their environ and memory
     new_session_keyring()
     landlock_restrict([spec["workspace"], spec["scratch"]], list(DEVICES),
-                      spec.get("readable", []), spec.get("listable", []))
+                      spec.get("readable", []), spec.get("listable", []),
+                      spec.get("readable_files", []))
     drop_capabilities()
     os.chdir(spec["workspace"])
     os.environ["TMPDIR"] = spec["scratch"]

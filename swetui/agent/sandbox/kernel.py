@@ -11,6 +11,7 @@ import fcntl
 import os
 import signal
 import socket
+import stat
 import struct
 
 SETUP_FAILED = 125
@@ -43,6 +44,7 @@ FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
 FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1, 2
 READ_ONLY = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+READ_FILE_ONLY = FS_READ_FILE
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 """Shared temp directories, replaced by the private one inside the sandbox."""
 DEVICE_NAMES = ("null", "zero", "full", "random", "urandom", "tty")
@@ -104,9 +106,10 @@ def fs_rights(abi: int) -> int:
 
 
 def landlock_restrict(writable: list[str], devices: list[str], readable: list[str],
-                      listable: list[str] | None = None) -> int:
+                      listable: list[str] | None = None, files: list[str] | None = None) -> int:
     """Confine this process (and what it execs) to reading and executing only under
-    `readable` (and the private `/dev`), listing (not reading) the directories under
+    `readable` (and the private `/dev`), reading the regular files among `files` (a
+    directory or a link there grants nothing), listing (not reading) the directories under
     `listable`, and writing only in `writable`. Returns the ABI used."""
     abi = landlock_abi()
     if abi < 1:
@@ -130,12 +133,16 @@ def landlock_restrict(writable: list[str], devices: list[str], readable: list[st
         grants += [(path, device_rights) for path in devices]
         # The sandbox's own pty instance (a fresh devpts: no other terminal is in it).
         grants += [("/dev/pts", device_rights | FS_READ_DIR), ("/dev/pts/ptmx", device_rights)]
+        grants += [(path, READ_FILE_ONLY) for path in files or []]
         for path, rights in grants:
             try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC |
+                             (os.O_NOFOLLOW if rights == READ_FILE_ONLY else 0))
             except OSError:
                 continue  # a device or directory this system does not have
             try:
+                if rights == READ_FILE_ONLY and not stat.S_ISREG(os.fstat(fd).st_mode):
+                    continue  # no longer a regular file: a directory would grant its tree
                 if not os.path.isdir(path):
                     # Directory-only rights on a file make the rule invalid.
                     rights &= FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE \

@@ -13,17 +13,18 @@ import os
 import re
 from pathlib import Path
 
+from swetui.agent.sandbox.git_includes import MAX_CONFIG_BYTES, closure, parsed
 from swetui.files import read_regular
 from swetui.secrets import TOKEN_VALUES, is_credential_name
 
-MAX_CONFIG_BYTES = 1024 * 1024
-"""A config larger than this is not copied: it is covered (unreadable) instead."""
 REMOVED = "[removed by swetui's sandbox]"
 SYSTEM_CONFIGS = ("/etc/gitconfig", "/etc/pip.conf", "/etc/xdg/pip/pip.conf")
 HOME_CONFIGS = (".gitconfig", ".config/git/config")
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/\s@\"']+)@")
-_SETTING = re.compile(r"^(?P<key>\s*[A-Za-z][\w.-]*\s*[=:])(?P<value>.*)$")
+_SETTING = re.compile(r"^(?P<key>\s*(?:\[[^\]\n]*\]\s*)?[A-Za-z][\w.-]*\s*[=:])(?P<value>.*)$")
+"""`key = value`, also beside its section's header (`[http] extraheader = …`: git reads it)."""
 SECRET_KEYS = ("extraheader", "authorization", "oauthtoken", "password", "token", "secret")
+_HEADER_WORDS = ("authorization:", "bearer", "basic", "token")
 
 
 def _userinfo(match: re.Match[str]) -> str:
@@ -33,6 +34,10 @@ def _userinfo(match: re.Match[str]) -> str:
     return match.group(0)
 
 
+def _secret_key(name: str) -> bool:
+    return any(word in name for word in SECRET_KEYS) or is_credential_name(name)
+
+
 def scrub(text: str) -> str:
     """`text` (an ini-style config) without credentials: a URL's password or token user,
     and the values of settings named like a credential or a header."""
@@ -40,14 +45,29 @@ def scrub(text: str) -> str:
     for line in text.splitlines(keepends=True):
         setting = _SETTING.match(line)
         if setting is not None:
-            key = setting.group("key").rstrip("=: \t").strip().lower()
-            name = key.rsplit(".", 1)[-1]
-            if any(word in name for word in SECRET_KEYS) or is_credential_name(name):
+            key = setting.group("key")
+            name = re.split(r"[\].\s]", key.rstrip("=: \t").strip())[-1].lower()
+            if _secret_key(name):
                 newline = line[len(line.rstrip("\r\n")):]
-                lines.append(f"{setting.group('key')} {REMOVED}{newline}")
+                lines.append(f"{_USERINFO.sub(_userinfo, key)} {REMOVED}{newline}")
                 continue
         lines.append(_USERINFO.sub(_userinfo, line))
     return "".join(lines)
+
+
+def left_in(text: str, clean: str) -> bool:
+    """Whether a credential git reads from the config `text` is still in `clean`, its
+    scrubbed copy: a form `scrub`, line by line, does not see (a value continued on the next
+    line with `\\`). Such a config is covered instead of copied."""
+    for name, value in parsed(text):
+        words = value.split() if _secret_key(name.rsplit(".", 1)[-1]) else []
+        words += [part for match in _USERINFO.finditer(f"{name} {value}")
+                  if _userinfo(match) != match.group(0)
+                  for part in match.group("user").split(":")]
+        if any(len(word) >= 8 and word.lower() not in _HEADER_WORDS and word in clean
+               for word in words):
+            return True
+    return False
 
 
 MAX_SUBMODULES = 200
@@ -71,52 +91,30 @@ def git_configs(git_dirs: list[str]) -> list[str]:
     return found
 
 
-MAX_INCLUDED = 50
-_SECTION = re.compile(r"^\s*\[\s*(?P<name>[A-Za-z][\w.-]*)")
-_INCLUDE_PATH = re.compile(r"^\s*path\s*=\s*(?P<path>.+?)\s*$", re.IGNORECASE)
-
-
-def included(path: str, home: str) -> list[str]:
-    """The files `path` (a git config) includes (`[include]`/`[includeIf "…"]` `path = …`):
-    `~/.gitconfig` often keeps its tokens in an included `~/.gitconfig.local`. Relative
-    paths are the including file's folder's; `~/` is the home."""
-    try:  # never blocking: a planted `path = fifo` would stop every command
-        text = read_regular(path, MAX_CONFIG_BYTES)[0].decode("utf-8", "replace")
-    except OSError:
-        return []
-    found, section = [], ""
-    for line in text.splitlines():
-        header = _SECTION.match(line)
-        if header is not None:
-            section = header.group("name").lower()
-            continue
-        setting = _INCLUDE_PATH.match(line)
-        if section in ("include", "includeif") and setting is not None:
-            named = setting.group("path").strip('"')
-            named = os.path.join(home, named[2:]) if named.startswith("~/") else named
-            found.append(os.path.join(os.path.dirname(path), named))
-    return found
+def home_configs(home: str, environ: dict[str, str] | None = None) -> list[str]:
+    """The user's own git configs: the system's, the home's, `$XDG_CONFIG_HOME/git/config`
+    and the files `GIT_CONFIG_GLOBAL`/`GIT_CONFIG_SYSTEM` name (git reads those instead)."""
+    env = os.environ if environ is None else environ
+    found = [*(path for path in SYSTEM_CONFIGS if "git" in path),
+             *(os.path.join(home, name) for name in HOME_CONFIGS)]
+    if os.path.isabs(env.get("XDG_CONFIG_HOME", "")):
+        found.append(os.path.join(env["XDG_CONFIG_HOME"], "git", "config"))
+    found += [env[name] for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM")
+              if os.path.isabs(env.get(name, ""))]
+    return list(dict.fromkeys(found))
 
 
 def candidates(home: str, git_dirs: list[str]) -> list[str]:
     """Every config a confined command may read that can carry a credential, and the
-    configs git's configs include (`included`, followed up to `MAX_INCLUDED` files)."""
-    gits = [*(path for path in SYSTEM_CONFIGS if "git" in path),
-            *(os.path.join(home, name) for name in HOME_CONFIGS), *git_configs(git_dirs)]
-    found = [*SYSTEM_CONFIGS, *gits]
-    for path in gits:
-        if len(found) > len(SYSTEM_CONFIGS) + len(gits) + MAX_INCLUDED:
-            break
-        for more in included(path, home):
-            if more not in found:
-                found.append(more)
-                gits.append(more)
-    return found
+    configs git's configs include (`git_includes.closure`)."""
+    return list(dict.fromkeys([*SYSTEM_CONFIGS, *closure(
+        [*home_configs(home), *git_configs(git_dirs)], home)]))
 
 
 def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list[str]]:
     """([copy, original] pairs for the configs among `paths` that hold a credential, the
-    copies written into `into`), and the ones to cover instead (too large, unreadable)."""
+    copies written into `into`), and the ones to cover instead (too large, or a credential
+    `scrub` cannot take out: `left_in`)."""
     pairs: list[list[str]] = []
     cover: list[str] = []
     for number, path in enumerate(dict.fromkeys(paths)):
@@ -132,6 +130,9 @@ def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list
             continue
         text = data.decode("utf-8", "surrogateescape")
         clean = scrub(text)
+        if left_in(text, clean):
+            cover.append(real)
+            continue
         if clean == text:
             continue
         copy = into / f"{number}-{os.path.basename(real)}"

@@ -1,0 +1,267 @@
+"""The files a git config includes (`[include] path = …`, `[includeIf "gitdir:…"] path = …`),
+read as git reads them: a section header may share its line with a setting
+(`[include] path = x`), a value may be quoted, escaped, continued on the next line with
+`\\`, or followed by a `;`/`#` comment. Standard library only.
+
+Two uses (`scrubbed.py`): every included config is shown to a confined command without its
+credentials, like the config itself; and the files the user's own configs include
+(`~/.gitconfig` → `~/.gitconfig.local`, the most common place for a token) are granted to
+it, file by file, or git inside the sandbox stops with "bad config line".
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+
+from swetui.files import read_regular
+
+MAX_CONFIG_BYTES = 1024 * 1024
+"""A config larger than this is not read for includes (nor copied: `scrubbed.py`)."""
+MAX_INCLUDED = 50
+"""Included files followed at most, from all configs together (a planted config may name
+thousands, or include itself under ever longer names)."""
+
+
+_SPACE = " \t\n\r"
+"""What git calls a space (its own ctype: not Python's `str.isspace`)."""
+
+
+def _key_char(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "-")
+
+
+class _Reader:
+    """git's config tokenizer (config.c: `get_next_char`, `get_base_var`, `parse_value`),
+    reduced to what finding the include paths needs."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text.removeprefix("\ufeff")
+        self.at = 0
+
+    def next(self) -> str:
+        """The next character; "\\n" at the end (as git's reader does), CRLF read as "\\n"."""
+        if self.at >= len(self.text):
+            self.at += 1
+            return "\n"
+        char = self.text[self.at]
+        self.at += 1
+        if char == "\r" and self.text[self.at:self.at + 1] == "\n":
+            self.at += 1
+            return "\n"
+        return char
+
+    @property
+    def done(self) -> bool:
+        return self.at > len(self.text)
+
+    def section(self) -> str | None:
+        """After `[`: the section's name (`include`, `includeif.gitdir:~/work/`), or None
+        for a header git refuses."""
+        name = ""
+        while True:
+            char = self.next()
+            if self.done:
+                return None
+            if char == "]":
+                return name.lower()
+            if char in _SPACE:
+                return self._subsection(name.lower(), char)
+            if not _key_char(char) and char != ".":
+                return None
+            name += char
+
+    def _subsection(self, name: str, char: str) -> str | None:
+        while char in _SPACE:
+            if char == "\n":
+                return None
+            char = self.next()
+        if char != '"':
+            return None
+        name += "."
+        while True:
+            char = self.next()
+            if char == "\n":
+                return None
+            if char == '"':
+                break
+            if char == "\\":
+                char = self.next()
+                if char == "\n":
+                    return None
+            name += char
+        return name if self.next() == "]" else None
+
+    def value(self) -> str | None:
+        """After `=`: the value, unquoted and unescaped; None when git refuses it."""
+        value, quoted, comment, spaces = "", False, False, 0
+        while True:
+            char = self.next()
+            if char == "\n":
+                return None if quoted else value
+            if comment:
+                continue
+            if char in _SPACE and not quoted:
+                spaces += 1 if value else 0
+                continue
+            if not quoted and char in ";#":
+                comment = True
+                continue
+            value += " " * spaces
+            spaces = 0
+            if char == "\\":
+                char = self.next()
+                if char == "\n":
+                    continue
+                escaped = {"t": "\t", "b": "\b", "n": "\n", "\\": "\\", '"': '"'}.get(char)
+                if escaped is None:
+                    return None
+                value += escaped
+            elif char == '"':
+                quoted = not quoted
+            else:
+                value += char
+
+
+_PLAIN_LINE = re.compile(
+    r"[ \t]*(?:\[(?P<section>[A-Za-z0-9.-]+)\]"
+    r"|\[(?P<base>[A-Za-z0-9.-]*)[ \t]+\"(?P<sub>[^\"\\\n]*)\"\]"
+    r"|(?P<key>[A-Za-z][A-Za-z0-9-]*)[ \t]*=[ \t]*"
+    r"(?P<value>[^\"\\;#\s](?:[^\"\\;#\n\r\t]*[^\"\\;#\s])?)?)?"
+    r"[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\Z)")
+"""A line as nearly all are (a header, `key = plain value`, a comment, nothing), read in one
+step; any other (quotes, escapes, a `\\` join, a setting beside its header) char by char."""
+
+
+def settings(text: str) -> list[tuple[str, str]]:
+    """(section.key as git names it, value) for each setting of the config `text` with a
+    value, in order, up to the first line git refuses (where git stops with "bad config")."""
+    reader = _Reader(text)
+    found: list[tuple[str, str]] = []
+    section, comment = "", False
+    while True:
+        while reader.at < len(reader.text) and \
+                (plain := _PLAIN_LINE.match(reader.text, reader.at)) is not None:
+            reader.at = plain.end()
+            if plain.group("section") is not None:
+                section = plain.group("section").lower()
+            elif plain.group("base") is not None:
+                section = f"{plain.group('base').lower()}.{plain.group('sub')}"
+            elif plain.group("key") is not None:
+                key = plain.group("key").lower()
+                found.append((f"{section}.{key}" if section else key, plain.group("value") or ""))
+        while True:  # the rest of this line, char by char
+            char = reader.next()
+            if char == "\n":
+                if reader.done:
+                    return found
+                comment = False
+                break
+            if comment or char in _SPACE:
+                continue
+            if char in "#;":
+                comment = True
+                continue
+            if char == "[":
+                name = reader.section()
+                if not name:
+                    return found
+                section = name
+                continue
+            if not char.isascii() or not char.isalpha():
+                return found
+            key = char
+            while _key_char(char := reader.next()) and not reader.done:
+                key += char
+            while char in " \t":
+                char = reader.next()
+            if char != "\n":
+                if char != "=":
+                    return found
+                value = reader.value()
+                if value is None:
+                    return found
+                found.append((f"{section}.{key.lower()}" if section else key.lower(), value))
+            elif reader.done:
+                return found
+            break  # the value (or a key without one) ended its line
+
+
+@functools.lru_cache(maxsize=16)
+def parsed(text: str) -> tuple[tuple[str, str], ...]:
+    """`settings(text)`, kept for the configs read before each command (they seldom change;
+    a planted 1 MiB config takes 0.25 s to read)."""
+    return tuple(settings(text))
+
+
+def include_paths(text: str) -> list[str]:
+    """The paths the config `text` includes, as written (`~/x`, `x`, `/etc/x`), whatever
+    their condition: git may hold it in one repository and not the next."""
+    found = []
+    for name, value in parsed(text):
+        section, _, key = name.rpartition(".")
+        head = section.split(".", 1)[0]
+        if key == "path" and value and (section == "include" or
+                                        (head == "includeif" and "." in section)):
+            found.append(value)
+    return found
+
+
+def resolve(written: str, including: str, home: str) -> str | None:
+    """The file a `path = written` in the config `including` names: `~/` is the home, a
+    relative path is the including file's folder's (not resolving links: git does not);
+    None for what is not looked up here (`~user/`, `%(prefix)/`)."""
+    if written.startswith("~/") or written == "~":
+        written = os.path.join(home, written[2:])
+    elif written.startswith(("~", "%(")):
+        return None
+    return os.path.normpath(os.path.join(os.path.dirname(including), written))
+
+
+def included(path: str, home: str) -> list[str]:
+    """The files the git config at `path` includes (`[]` when it cannot be read; never
+    blocking: a planted `path = fifo` would stop every command)."""
+    try:
+        data = read_regular(path, MAX_CONFIG_BYTES)[0]
+    except OSError:
+        return []
+    written = include_paths(data.decode("utf-8", "replace"))
+    return [name for name in (resolve(w, path, home) for w in written) if name is not None]
+
+
+def closure(configs: list[str], home: str, *, follow: str | None = None) -> list[str]:
+    """`configs` and the files they include, and those include..., at most `MAX_INCLUDED`
+    more, each once (an include cycle ends). With `follow`, no includes are read from a
+    file under that folder (the workspace: what it holds anyone may have written)."""
+    found = list(dict.fromkeys(os.path.normpath(path) for path in configs))
+    seen = set(found)
+    for path in found:
+        if follow is not None and _under(os.path.realpath(path), follow):
+            continue
+        for more in included(path, home):
+            if len(found) >= len(configs) + MAX_INCLUDED:
+                return found
+            if more not in seen:
+                seen.add(more)
+                found.append(more)
+    return found
+
+
+def user_included(configs: list[str], home: str, workspace: str) -> list[str]:
+    """The user's own git `configs` (the system's, the home's, `GIT_CONFIG_GLOBAL`) and the
+    files they include, as real paths of regular files outside `workspace`: what a confined
+    command is granted to read so git runs there as outside. Includes named by a
+    workspace's config (`.git/config` may come with a tarball) open nothing: `path =
+    ~/.ssh/id_rsa` there stays unreadable."""
+    real_workspace = os.path.realpath(workspace)
+    granted = []
+    for path in closure(configs, home, follow=real_workspace):
+        real = os.path.realpath(path)
+        if os.path.isfile(real) and not _under(real, real_workspace) and real not in granted:
+            granted.append(real)
+    return granted
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
