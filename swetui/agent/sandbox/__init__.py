@@ -183,6 +183,15 @@ class Sandbox:
         return self._scratch
 
     @property
+    def replaced(self) -> list[str]:
+        """Where a confined command sees the sandbox's own files instead of the system's:
+        the shared temp directories it covers with the private one (as `mounts.py` does:
+        real directories only), its own `/dev`, its own `/proc` (processes outside are
+        not there). The only places where the sandbox makes a file look missing."""
+        return [*(path for path in self.cover if os.path.isdir(path) and
+                  not os.path.islink(path)), "/dev", "/proc"]
+
+    @property
     def scrubbed(self) -> Path:
         """Where the copies of configs without their credentials are kept (`scrubbed.py`):
         outside the private temp directory, so a command cannot rewrite them."""

@@ -17,7 +17,6 @@ import time
 from typing import BinaryIO
 
 from swetui.agent.sandbox import SETUP_FAILED, Sandbox, WorkspaceTooLarge, setup_failure
-from swetui.agent.sandbox.readable import readable_paths
 from swetui.agent.tools.base import ToolResult
 from swetui.secrets import STORE, is_secret_name
 
@@ -96,12 +95,14 @@ def sandbox_denial(text: str) -> str | None:
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|`([^`']+)'")
 
 
-def hidden_outside(text: str, root: str, granted: list[str]) -> str | None:
-    """The first "No such file or directory" line naming a path outside the workspace and
-    outside every place the sandbox lets a command read (`granted`): the sandbox hides such a
-    place, so the file may well exist outside it (`cat ../other/notes.txt` in a workspace
-    under /tmp). Judged on the path's name only: whether it exists is not looked up, so the
-    hint tells the model nothing about what is there."""
+def hidden_outside(text: str, root: str, replaced: list[str]) -> str | None:
+    """The first "No such file or directory" line naming a path outside the workspace in a
+    place the sandbox replaces by its own (`Sandbox.replaced`: its private `/tmp`, `/dev`,
+    `/proc`): there the file may well exist outside the sandbox (`cat ../other/notes.txt`
+    in a workspace under /tmp). Elsewhere the sandbox makes a file unreadable, never
+    missing: "No such file" there is the truth, and no hint. Judged on the path's name
+    only: whether it exists is not looked up, so the hint tells nothing about what is
+    there."""
     real_root = os.path.realpath(root)
     for line in text.splitlines():
         if "No such file or directory" not in line:
@@ -113,8 +114,7 @@ def hidden_outside(text: str, root: str, granted: list[str]) -> str | None:
             if "/" not in candidate or "\0" in candidate:
                 continue
             path = os.path.normpath(os.path.join(real_root, os.path.expanduser(candidate)))
-            if not _under(path, real_root) and not any(_under(path, place)
-                                                        for place in granted):
+            if not _under(path, real_root) and any(_under(path, place) for place in replaced):
                 return line.strip()[:200]
     return None
 
@@ -181,8 +181,7 @@ async def run_command(command: str, cwd: str, timeout: float,
                      f"{dropped:,} bytes are not shown]")
     denied = None
     if confined and code not in (0, None) and sandbox is not None:
-        denied = sandbox_denial(text) or hidden_outside(
-            text, cwd, readable_paths(cwd, extra=sandbox.readable))
+        denied = sandbox_denial(text) or hidden_outside(text, cwd, sandbox.replaced)
     if timed_out:
         notes.append(f"[timed out after {timeout:g} s: the command and its children were "
                      "killed]")
