@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer, Origin, Source
 from swetui.engine.payloads import (
@@ -14,6 +16,7 @@ from swetui.engine.payloads import (
     ToolCallPayload,
 )
 from swetui.engine.retrieval import retrieve
+from swetui.engine.symbols import lookup
 from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 
 
@@ -80,3 +83,13 @@ def mapped_workspace(root: Path, files: dict[str, str]) -> SymbolIndex:
     symbols = SymbolMap(write_files(root, files))
     symbols.build()
     return symbols.index()
+
+
+@pytest.fixture
+def decided(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A described request's first pick is attached as code however sure the ranking is:
+    for tests of what comes with a chosen definition (its callees, its neighbours, its
+    span) in workspaces of a few definitions, where two saying the same words leave the
+    ranking short of `lookup.SURE`. Whether it is attached or shortlisted is tested in
+    test_retrieval_shortlist.py."""
+    monkeypatch.setattr(lookup, "SURE", 0.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,10 @@ from swetui.engine.symbols.extract import extract
 from swetui.engine.symbols.lookup import Relevance
 from swetui.engine.symbols.neighbours import linked
 from swetui.engine.symbols.symbol_map import SymbolIndex, build_index
-from tests.engine.helpers import attached
+from tests.engine.helpers import attached, decided
+
+DECIDED = pytest.mark.usefixtures(decided.__name__)
+"""What comes with a described hit once it is attached as code (`helpers.decided`)."""
 
 STATUS = '''\
 class codes:
@@ -53,6 +57,7 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+@DECIDED
 def test_a_described_hit_brings_the_function_it_calls_in_its_own_file(
         tmp_path: Path) -> None:
     root = write(tmp_path, {"pkg/models.py": RESPONSE.replace(
@@ -87,6 +92,7 @@ PROGRESS = {
         '''}
 
 
+@DECIDED
 def test_a_described_hit_does_not_bring_a_neighbour_in_a_file_of_its_own(
         tmp_path: Path) -> None:
     """The answer is the method drawing the bar; its caller in another file says the same
@@ -105,6 +111,7 @@ def test_a_named_hit_still_brings_what_it_calls_from_another_file(tmp_path: Path
     assert "def get_reason_phrase(cls, value):" in found["pkg/status.py"]
 
 
+@DECIDED
 def test_a_function_saying_the_same_words_but_not_called_stays_out(tmp_path: Path) -> None:
     unlinked = RESPONSE.replace("return codes.get_reason_phrase(self.status_code)",
                                 "return PHRASE_TABLE[self.status_code]")
@@ -113,6 +120,7 @@ def test_a_function_saying_the_same_words_but_not_called_stays_out(tmp_path: Pat
     assert len(found) == 1, found  # one guess, not two files saying the same words
 
 
+@DECIDED
 def test_a_described_hit_brings_its_caller_in_its_own_file(tmp_path: Path) -> None:
     root = write(tmp_path, {
         "pkg/models.py": '''\

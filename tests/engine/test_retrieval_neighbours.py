@@ -15,7 +15,7 @@ from bench.block_origins import Origins
 from swetui.engine.context import ContextEngine
 from swetui.engine.retrieval import retrieve
 from swetui.engine.symbols.symbol_map import SymbolMap
-from tests.engine.helpers import attached
+from tests.engine.helpers import attached, decided
 
 EXCEPTIONS = '''\
 class UsageError(Exception):
@@ -133,6 +133,7 @@ def test_a_pasted_error_built_in_an_exception_class_brings_where_it_is_raised(
     assert "raise NoSuchOption(opt)" in found["pkg/parser.py"]
 
 
+@pytest.mark.usefixtures(decided.__name__)  # what is found, once attached as code
 def test_a_message_asked_about_is_not_taken_for_a_pasted_error(project: Path) -> None:
     found = attached(project, "Where is the 'No such option' message built?")
     assert list(found) == ["pkg/exceptions.py"]

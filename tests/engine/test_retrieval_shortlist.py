@@ -9,7 +9,7 @@ import math
 import re
 from pathlib import Path
 
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from swetui.agent.sensitive import is_secret_file
@@ -19,9 +19,19 @@ from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.retrieval import retrieve
 from swetui.engine.retrieval_shortlist import HEADING, MAX_KEYWORDS, pointer, shortlist
 from swetui.engine.retrieval_spans import find_hits
+from swetui.engine.symbols import learned_ranking
+from swetui.engine.symbols.candidate_weights import WITH_MEANING
 from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.learned_ranking import first_share
-from swetui.engine.symbols.lookup import SHORTLIST, Scored
+from swetui.engine.symbols.lookup import (
+    PRECISION_TARGET,
+    SHORTLIST,
+    Relevance,
+    Scored,
+    candidates,
+    file_weight,
+    request_of,
+)
 from swetui.engine.symbols.semantic import MODEL
 from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.engine.watcher import apply_change
@@ -104,6 +114,56 @@ def test_a_sure_choice_attaches_its_code(tmp_path: Path) -> None:
                      semantic=MODEL)
     assert [item.kind for item in found.items] == [ItemKind.SPAN], found.summary
     assert "def backoff_delay_0(attempt):" in found.items[0].content
+
+
+class MeaningByFile:
+    """Closeness in meaning given per file (each file here holds one candidate)."""
+
+    def __init__(self, cosines: dict[str, float]) -> None:
+        self.by_file = cosines
+
+    def cosines(self, text: str, candidates: list[Scored]) -> list[float] | None:
+        return [self.by_file[rel] for _score, rel, _definition in candidates]
+
+
+def test_a_lean_short_of_the_precision_target_attaches_where_to_read(tmp_path: Path
+                                                                     ) -> None:
+    """Two alike definitions, the model leaning to one (cosines 0.6 and 0.5): more likely
+    than not the first, but not as likely as attached code should be right, so both are
+    listed as places to read; leaning far (0.9 and 0.3), the first one's code."""
+    index = _twins(tmp_path, 2)
+    leaning = find_hits(index, REQUEST, rerank=MeaningByFile(
+        {"pkg/upload_0.py": 0.6, "pkg/upload_1.py": 0.5}))
+    assert [(hit.path, hit.how) for hit in leaning] == [
+        ("pkg/upload_0.py", "candidate"), ("pkg/upload_1.py", "candidate")]
+    sure = find_hits(index, REQUEST, rerank=MeaningByFile(
+        {"pkg/upload_0.py": 0.9, "pkg/upload_1.py": 0.3}))
+    assert [(hit.path, hit.how) for hit in sure][:1] == [("pkg/upload_0.py", "described")]
+
+
+def test_code_is_attached_only_when_it_is_as_likely_right_as_the_target(tmp_path: Path
+                                                                        ) -> None:
+    """Law: a described request gets the code of its first candidate exactly when the
+    learned ranking (a softmax) gives that candidate at least PRECISION_TARGET of the
+    probability (worked out here from its scores); a shortlist otherwise."""
+    index = _twins(tmp_path, 3)
+    scores = Relevance(index, REQUEST)
+    top = candidates(scores, REQUEST)
+    files = sorted(rel for _s, rel, _d in top)
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.lists(st.floats(0.0, 1.0), min_size=len(files), max_size=len(files)))
+    def law(cosines: list[float]) -> None:
+        meaning = MeaningByFile(dict(zip(files, cosines, strict=True)))
+        learned = [value for value, _rel, _d in learned_ranking.ordered(
+            index, request_of(scores), top, meaning.cosines(REQUEST, top) or [],
+            file_weight, WITH_MEANING)]
+        probability = 1.0 / sum(math.exp(value - learned[0]) for value in learned)
+        assume(abs(probability - PRECISION_TARGET) > 1e-6)
+        hows = {hit.how for hit in find_hits(index, REQUEST, rerank=meaning)}
+        assert hows == ({"described"} if probability > PRECISION_TARGET else {"candidate"})
+
+    law()
 
 
 def test_a_shortlist_brings_nothing_around_its_guesses(tmp_path: Path) -> None:

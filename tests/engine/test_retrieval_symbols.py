@@ -14,6 +14,7 @@ from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin,
 from swetui.engine.retrieval import RetrievalResult, retrieve
 from swetui.engine.symbols.symbol_map import SymbolMap
 from swetui.engine.watcher import apply_change
+from tests.engine.helpers import decided
 
 CLIENT = '''\
 """An HTTP client."""
@@ -157,6 +158,7 @@ def test_a_pasted_error_matches_a_format_string_around_its_values(project: Path)
     assert 'raise ValueError(f"Invalid port: {port!r}")' in shown_lines(span)
 
 
+@pytest.mark.usefixtures(decided.__name__)  # what is found, once attached as code
 def test_described_behaviour_finds_the_source_before_the_tests(project: Path) -> None:
     found = spans(ask(project, "where are redirects followed?"))
     assert found and found[0].source.path == "pkg/client.py"
