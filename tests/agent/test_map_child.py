@@ -10,6 +10,7 @@ import contextlib
 import os
 import sqlite3
 import sys
+import zlib
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,9 @@ async def test_the_child_redacts_the_secrets_the_session_redacts(workspace):
     finally:
         STORE.clear()
     with contextlib.closing(sqlite3.connect(cache_of(workspace))) as connection:
-        rows = b"".join(row[0] for row in connection.execute("SELECT data FROM files"))
+        rows = b"".join(data + (zlib.decompress(literals) if literals else b"")  # as stored
+                        for data, literals in connection.execute(
+                            "SELECT data, literals FROM files"))
     assert b"bad token " in rows and b"refused" in rows
     assert KEY.encode() not in rows and KEY[:20].encode() not in rows
 

@@ -171,4 +171,5 @@ def test_what_is_stored_reads_back_the_same(definitions: list[Definition],
     lines = max([d.end for d in definitions] + [n for n, _ in literals] + [0]) + extra
     symbols = FileSymbols(path="a/b.py", language="python", lines=lines,
                           definitions=definitions, references=references, literals=literals)
-    assert cache.decode("a/b.py", "python", lines, cache.encode(symbols)) == symbols
+    data, packed = cache.encode(symbols)
+    assert cache.decode("a/b.py", "python", lines, data, packed, 10**8) == symbols

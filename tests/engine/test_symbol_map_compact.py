@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,33 @@ def test_packed_literals_read_back_as_the_list(literals: list[tuple[int, list[st
     assert Literals.from_columns(lines, counts, map(len, parts), "".join(parts)) == packed
     with pytest.raises(ValueError):  # a damaged row's columns that do not fit are refused
         Literals.from_columns(lines, counts, map(len, parts), "".join(parts) + "x")
+    last = max([line for line, _parts in expected] + [1])
+    if min(lines, default=1) >= 1:  # as a parse gives them: lines from 1
+        assert Literals.from_packed(packed.packed, 10**6, last) == packed  # a restart's read
+    if expected and min(lines) >= 1:
+        with pytest.raises(ValueError):  # a line past the file's is refused
+            Literals.from_packed(packed.packed, 10**6, last - 1)
+        with pytest.raises(ValueError):  # so is what unpacks to more than the file allows
+            Literals.from_packed(packed.packed, 8, last)
+
+
+@pytest.mark.parametrize("data", [b"not zlib", zlib.compress(b"\x01\x00\x00\x00"),
+                                  zlib.compress(b"\x01\x00\x00\x00\x01\x00\x00\x00")
+                                  + b"more", zlib.compress(bytes(8) + b"text")],
+                         ids=["garbage", "too-short", "trailing", "text-without-parts"])
+def test_packed_literals_that_do_not_unpack_are_refused(data: bytes) -> None:
+    """A shipped cache row's literals must unpack whole, to columns that fit together."""
+    with pytest.raises(ValueError):
+        Literals.from_packed(data, 10**6, 10**6)
+
+
+def test_packed_literals_are_a_fraction_of_their_text() -> None:
+    """What the map keeps of a file's literals is compressed: a file of many messages keeps
+    less than half their text (what a 10,000-file workspace's million literals cost)."""
+    literals = [(n, (f"could not open the ledger file number {n}", "retrying"))
+                for n in range(1, 2_000)]
+    text = sum(len(part) for _line, parts in literals for part in parts)
+    assert len(Literals(literals).packed) < text / 2
 
 
 @given(st.dictionaries(WORDS, st.integers(1, 2**32 - 1), max_size=12), WORDS)

@@ -221,7 +221,7 @@ def test_a_map_cache_busy_in_another_session_is_not_deleted(
     other.execute("BEGIN IMMEDIATE")  # the other session, writing
     try:
         other.execute("INSERT INTO files SELECT 'theirs.py', size, mtime, language, lines, "
-                      "data FROM files WHERE path = 'app.py'")
+                      "data, literals FROM files WHERE path = 'app.py'")
         second.build()
         other.execute("COMMIT")
     finally:

@@ -31,13 +31,19 @@ from swetui.secrets import redact
 
 log = logging.getLogger(__name__)
 
-FORMAT = 9
+FORMAT = 10
 """Bumped when what is stored changes; a file of another format is deleted and rebuilt."""
 MAX_ROW_BYTES = 8_000_000
 ROW_PER_BYTE, ROW_SLACK = 8, 4096
 """A row is at most this many bytes per byte of its file, plus this: 4,761 files of
 site-packages stay under 3 per byte plus 200. A larger row was planted (a 3-line file whose
 row holds 300,000 stems: 20 of them kept 1.2 GB resident), so it is not read."""
+SHARED_STEMS = 2
+"""A definition's stem set of at most this many stems is one object with every other the
+same (`decode`): a tenth of a restart's sets repeat one (`self`, `len`, a name's own
+stems). 9 MB of a 10,000-file workspace's restart (271 -> 262 MB); sharing larger sets
+saved less (up to 8 stems: 274 MB), the tuples they are found by leaving gaps no later
+object of their sizes fills."""
 MAX_COUNT = 1_000_000_000
 """More references to one name than a row's file could hold: the row was not written here."""
 FILE_NAME = "map.sqlite"
@@ -57,7 +63,7 @@ every start, so a rule that changes applies at once)."""
 
 SCHEMA = ("CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
           "mtime INTEGER NOT NULL, language TEXT NOT NULL, lines INTEGER NOT NULL, "
-          "data BLOB NOT NULL)")
+          "data BLOB NOT NULL, literals BLOB NOT NULL)")
 LEFT_OUT_SCHEMA = ("CREATE TABLE left_out (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
                    "mtime INTEGER NOT NULL, reason TEXT NOT NULL)")
 RANKS_SCHEMA = "CREATE TABLE ranks (fingerprint BLOB NOT NULL, ranks BLOB NOT NULL)"
@@ -71,14 +77,10 @@ class CacheUnusable(Exception):
     """The cache file cannot be used as it is (damaged, foreign or of another format)."""
 
 
-def encode(symbols: FileSymbols) -> bytes:
-    """One file's symbols as a compact JSON document: [strings, definitions, references,
-    literals], every name and stem stored once and referred to by its number; the literals
-    in columns (their lines, how many parts each has, each part's length, all the parts'
-    text joined: parts are seldom repeated, and are not Python strings of their own once
-    read)."""
-    lines, counts, raw_parts = symbols.literals.columns()
-    parts = list(map(redact, raw_parts))
+def encode(symbols: FileSymbols) -> tuple[bytes, bytes]:
+    """One file's symbols as a compact JSON document, [strings, definitions, references],
+    every name and stem stored once and referred to by its number; and its literals as
+    they are kept (`Literals.packed`), their parts redacted."""
     strings: dict[str, None] = dict.fromkeys(symbols.references)
     for d in symbols.definitions:
         strings.update(dict.fromkeys((d.name, d.qualname, d.kind, *d.bases)))
@@ -91,38 +93,56 @@ def encode(symbols: FileSymbols) -> bytes:
                     list(map(number, d.refs)), list(map(number, d.bases))]
                    for d in symbols.definitions]
     references = [list(map(number, symbols.references)), list(symbols.references.values())]
-    return json.dumps([list(strings), definitions, references,
-                       [lines, counts, list(map(len, parts)), "".join(parts)]],
-                      separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps([list(strings), definitions, references], separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8"), _redacted(symbols.literals)
 
 
-def decode(rel: str, language: str, lines: int, data: bytes) -> FileSymbols:
-    """The symbols `encode` wrote; raises ValueError, TypeError, IndexError, KeyError or
-    OverflowError on anything else (strings are shared with every other file's through
-    `sys.intern`)."""
-    strings, definitions, references, literals = json.loads(data)
+def _redacted(literals: Literals) -> bytes:
+    """The literals' packed bytes, with every known secret value redacted in their parts."""
+    lines, counts, raw_parts = literals.columns()
+    parts = list(map(redact, raw_parts))
+    if parts == raw_parts:
+        return literals.packed
+    return Literals.from_columns(lines, counts, map(len, parts), "".join(parts)).packed
+
+
+def decode(rel: str, language: str, lines: int, data: bytes, literals: bytes,
+           limit: int, shared: dict[tuple[str, ...], StemSet] | None = None) -> FileSymbols:
+    """The symbols `encode` wrote (the literals unpacking to at most `limit` bytes); raises
+    ValueError, TypeError, IndexError, KeyError or OverflowError on anything else (strings
+    are shared with every other file's through `sys.intern`; small stem sets with the
+    files' decoded before with the same `shared`)."""
+    strings, definitions, references = json.loads(data)
     table = list(map(sys.intern, strings))
     text = table.__getitem__
     new = tuple.__new__  # StemSet(…) without a Python call per set: a third of decoding
-    found = [Definition(text(n), text(q), text(k), int(s), int(e),
-                        new(StemSet, {*map(text, doc)}) if doc else EMPTY,
-                        new(StemSet, {*map(text, body)}) if body else EMPTY,
-                        new(StemSet, {*map(text, refs)}) if refs else EMPTY,
-                        tuple(map(text, bases)))
+    known = {} if shared is None else shared
+
+    def stems(numbers: list[int]) -> StemSet:
+        if not numbers:
+            return EMPTY
+        members = tuple({*map(text, numbers)})
+        if len(members) > SHARED_STEMS:
+            return new(StemSet, members)
+        one: StemSet | None = known.get(members)
+        if one is None:
+            one = known[members] = new(StemSet, members)
+        return one
+
+    found = [Definition(text(n), text(q), text(k), int(s), int(e), stems(doc), stems(body),
+                        stems(refs), tuple(map(text, bases)))
              for n, q, k, s, e, doc, body, refs, bases in definitions]
     names, counts = references
-    literal_lines, literal_counts, literal_lengths, literal_text = literals
     if len(names) != len(counts):
         raise ValueError("references and counts differ in length")
     symbols = FileSymbols(path=rel, language=language, lines=int(lines), definitions=found,
                           references=References.from_columns(map(text, names), counts),
-                          literals=Literals.from_columns(literal_lines, literal_counts,
-                                                         literal_lengths, literal_text))
-    _check_numbers(symbols, literal_lines)
+                          literals=Literals.from_packed(literals, limit, int(lines) + 1))
+    _check_numbers(symbols)
     return symbols
 
 
-def _check_numbers(symbols: FileSymbols, literal_lines: list[int]) -> None:
+def _check_numbers(symbols: FileSymbols) -> None:
     """Raise ValueError unless the row's numbers are ones a parse gives: lines from 1, a
     definition ending at or after its first line, each reference counted at least once and
     at most MAX_COUNT times, every line within the file's line count (one more for a last
@@ -131,8 +151,7 @@ def _check_numbers(symbols: FileSymbols, literal_lines: list[int]) -> None:
     file's last lines under a definition's name (negative lines index from the end), or
     make the file ranking's square root raise on every look-up."""
     last = symbols.lines + 1
-    if not 0 <= symbols.lines <= MAX_COUNT or (
-            literal_lines and not 1 <= min(literal_lines) <= max(literal_lines) <= last):
+    if not 0 <= symbols.lines <= MAX_COUNT:  # (the literals' lines: `Literals.from_packed`)
         raise ValueError("line numbers out of range")
     for definition in symbols.definitions:
         if not 1 <= definition.start <= definition.end <= last:
@@ -207,19 +226,22 @@ def entries(path: Path) -> Iterator[tuple[str, Entry]]:
     remove_older(path.parent)
     if not present:
         return
+    shared: dict[tuple[str, ...], StemSet] = {}  # dropped when the rows are read
     try:
         with contextlib.closing(connect(path)) as connection:
             check(connection)
             rows = connection.execute(
-                "SELECT path, size, mtime, language, lines, data FROM files "
+                "SELECT path, size, mtime, language, lines, data, literals FROM files "
                 "WHERE typeof(path) = 'text' AND typeof(size) = 'integer' "
                 "AND typeof(mtime) = 'integer' AND typeof(lines) = 'integer' "
-                "AND typeof(data) = 'blob' "  # a column of another type was not written here
-                "AND length(data) <= ? AND length(data) <= ? * size + ? ORDER BY rowid",
+                "AND typeof(data) = 'blob' AND typeof(literals) = 'blob' "  # else not ours
+                "AND length(data) + length(literals) <= ? "
+                "AND length(data) + length(literals) <= ? * size + ? ORDER BY rowid",
                 (MAX_ROW_BYTES, ROW_PER_BYTE, ROW_SLACK))
-            for rel, size, mtime, language, lines, data in rows:
+            for rel, size, mtime, language, lines, data, literals in rows:
                 try:
-                    symbols = decode(rel, language, lines, data)
+                    symbols = decode(rel, language, lines, data, literals,
+                                     ROW_PER_BYTE * size + ROW_SLACK, shared)
                 except (ValueError, TypeError, IndexError, KeyError, OverflowError, RecursionError):
                     log.warning("symbol map cache: the entry of %r is damaged", rel)
                     continue
@@ -295,7 +317,7 @@ def save(path: Path, files: dict[str, Entry], changed: Iterable[str],
     cleared = [(rel,) for rel in changed if rel not in left]
     skipped = [(rel, size, mtime, reason) for rel in changed if rel in left
                for reason, (size, mtime) in (left[rel],)]
-    rows = ((rel, size, mtime, symbols.language, symbols.lines, encode(symbols))
+    rows = ((rel, size, mtime, symbols.language, symbols.lines, *encode(symbols))
             for rel in changed if rel in files
             for symbols, (size, mtime) in (files[rel],))
     with contextlib.closing(connect(path)) as connection:
@@ -306,7 +328,7 @@ def save(path: Path, files: dict[str, Entry], changed: Iterable[str],
             connection.executemany("DELETE FROM left_out WHERE path = ?", cleared)
             connection.executemany("INSERT OR REPLACE INTO left_out VALUES (?, ?, ?, ?)",
                                    skipped)
-            connection.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+            connection.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
                                    rows)
             sys.audit("swetui.symbols.cache.commit", str(path))  # a test kills here
             connection.execute("COMMIT")

@@ -4,16 +4,18 @@ take: `StemSet`, a small immutable set of strings kept as a tuple (the map holds
 three per definition, a 10,000-file workspace has about 250,000 definitions, and a set of
 ten stems takes about 730 bytes where the tuple takes 120; membership is a scan in C — nine
 sets in ten hold fewer than 16 stems — and the set operations the look-ups use answer as a
-frozenset would); `Literals`, a file's string literals packed in arrays and one string;
+frozenset would); `Literals` (`packed_literals`), a file's string literals, compressed;
 `References`, a file's referenced names beside an array of their counts; and `shared_line`,
 one int object per line number."""
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
-from itertools import accumulate, chain
-from typing import Any, overload
+from collections.abc import Iterable, Iterator, Mapping, Set
+from typing import Any
+
+from swetui.engine.symbols.packed_literals import Literal as Literal
+from swetui.engine.symbols.packed_literals import Literals as Literals
 
 
 class StemSet(tuple[str, ...], Set[str]):
@@ -119,105 +121,6 @@ def shared_line(value: int) -> int:
     if type(value) is int and 256 < value <= MAX_SHARED_LINE:
         return _LINES.setdefault(value, value)
     return value
-
-
-Literal = tuple[int, tuple[str, ...]]
-"""(line, fixed parts) of one string literal."""
-
-
-class Literals(Sequence[Literal]):
-    """A file's string literals, `(line, parts)` in order, packed: all the parts' text in
-    one string, where each part ends in it, where each literal's parts end and each
-    literal's line in arrays of 4-byte numbers (about 12 bytes a literal besides its text,
-    where a tuple of strings, each a Python object, took over 100; a 10,000-file workspace
-    has close to a million). The parts are strings again when read (`__iter__`)."""
-
-    __slots__ = ("_ends", "_lines", "_stops", "_text")
-
-    def __init__(self, literals: Iterable[tuple[int, Iterable[str]]] = ()) -> None:
-        lines: list[int] = []
-        counts: list[int] = []
-        parts: list[str] = []
-        for line, pieces in literals:
-            before = len(parts)
-            parts.extend(pieces)
-            lines.append(line)
-            counts.append(len(parts) - before)
-        self._fill(lines, counts, map(len, parts), "".join(parts))
-
-    def _fill(self, lines: Iterable[int], counts: Iterable[int], lengths: Iterable[int],
-              text: str) -> None:
-        """Raises OverflowError (a negative or too large number), TypeError or ValueError
-        when the columns do not fit together."""
-        if not isinstance(text, str):
-            raise TypeError("the literals' text is no string")
-        self._lines, counted = array("I", lines), array("I", counts)
-        self._ends = array("I", accumulate(counted))
-        self._stops = array("I", accumulate(array("I", lengths)))
-        self._text = text
-        if len(counted) != len(self._lines) or \
-                (self._ends[-1] if self._ends else 0) != len(self._stops) or \
-                (self._stops[-1] if self._stops else 0) != len(text):
-            raise ValueError("literal columns do not fit together")
-
-    @classmethod
-    def from_columns(cls, lines: Iterable[int], counts: Iterable[int], lengths: Iterable[int],
-                     text: str) -> Literals:
-        """The literals `columns` gave, their parts joined in `text` (no Python step per
-        literal: a restart reads close to a million); ValueError, TypeError or
-        OverflowError when the columns do not fit together."""
-        packed = cls.__new__(cls)
-        packed._fill(lines, counts, lengths, text)
-        return packed
-
-    def parts(self) -> list[str]:
-        """Every literal's parts, in order."""
-        return list(map(self._text.__getitem__, map(slice, chain((0,), self._stops),
-                                                      self._stops)))
-
-    def columns(self) -> tuple[list[int], list[int], list[str]]:
-        """(lines, how many parts each literal has, all the parts in order)."""
-        ends = self._ends.tolist()
-        return self._lines.tolist(), [end - start for start, end in
-                                      zip([0, *ends], ends, strict=False)], self.parts()
-
-    def __len__(self) -> int:
-        return len(self._lines)
-
-    def __iter__(self) -> Iterator[Literal]:
-        parts, start = self.parts(), 0
-        for line, end in zip(self._lines, self._ends, strict=True):
-            yield line, tuple(parts[start:end])
-            start = end
-
-    @overload
-    def __getitem__(self, at: int) -> Literal: ...
-
-    @overload
-    def __getitem__(self, at: slice) -> list[Literal]: ...
-
-    def __getitem__(self, at: int | slice) -> Literal | list[Literal]:
-        if isinstance(at, slice):
-            return list(self)[at]
-        at = range(len(self._lines))[at]  # IndexError as a list gives it
-        first, end = (self._ends[at - 1] if at else 0), self._ends[at]
-        starts = self._stops[first - 1] if first else 0
-        stops = self._stops[first:end]
-        return self._lines[at], tuple(self._text[begin:stop] for begin, stop in
-                                      zip(chain((starts,), stops), stops, strict=False))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Literals):
-            return (self._lines, self._ends, self._stops, self._text) == \
-                (other._lines, other._ends, other._stops, other._text)
-        if isinstance(other, (list, tuple)):
-            return list(self) == [(line, tuple(parts)) for line, parts in other]
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Literals({list(self)!r})"
 
 
 class References(Mapping[str, int]):
