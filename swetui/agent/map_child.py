@@ -19,6 +19,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -36,6 +37,13 @@ with `-P` from `/`, never from the workspace: a `json.py` planted there must not
 PYTHONPATH (`.`, or an empty one)."""
 STDERR_KEPT = 2_000
 """Characters of a failed child's error output kept for the log."""
+STALL = 60.0
+"""Seconds the child may go without a line (it prints one at least each `BEAT` while it
+parses, and before it ranks the files) before it is taken for stuck, killed and the build
+done in the session: a file that hangs the parser must not leave the session without a
+map for the rest of its life."""
+BEAT = 1.0
+"""Seconds between two of the child's progress lines at most, while it parses."""
 
 
 class ChildFailed(Exception):
@@ -44,9 +52,10 @@ class ChildFailed(Exception):
 
 async def build_in_child(root: Path, cache_path: Path, first: Iterable[str],
                          on_progress: Callable[[int, int], None] = lambda _n, _m: None,
-                         ) -> None:
+                         stall: float = STALL) -> None:
     """Run the build in a child process until it has written the cache. Raises ChildFailed
-    (the child could not start, failed or was killed); cancelling this ends the child."""
+    (the child could not start, failed, was killed, or said nothing for `stall` seconds:
+    it is killed then); cancelling this ends the child."""
     request = json.dumps({"first": sorted(first),
                           "redact": [[value, name] for value, name in STORE.redacted()]})
     try:
@@ -63,7 +72,7 @@ async def build_in_child(root: Path, cache_path: Path, first: Iterable[str],
             await process.stdin.drain()
         errors = asyncio.ensure_future(_read_all(process.stderr))
         finished = False
-        async for line in process.stdout:
+        while line := await _line_within(process, stall):
             words = line.decode("ascii", "replace").split()
             if words[:1] == ["progress"] and len(words) == 3 and \
                     all(word.isdigit() for word in words[1:]):
@@ -85,6 +94,18 @@ async def build_in_child(root: Path, cache_path: Path, first: Iterable[str],
         raise ChildFailed(how)
 
 
+async def _line_within(process: asyncio.subprocess.Process, stall: float) -> bytes:
+    """The child's next line (empty at its end); ChildFailed, the child killed, when it
+    says nothing for `stall` seconds."""
+    assert process.stdout is not None
+    try:
+        return await asyncio.wait_for(process.stdout.readline(), stall)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        raise ChildFailed(f"made no progress for {stall:.0f} s and was stopped") from None
+
+
 async def _read_all(stream: asyncio.StreamReader | None) -> str:
     return (await stream.read()).decode("utf-8", "replace") if stream is not None else ""
 
@@ -96,11 +117,16 @@ def _end_with_parent() -> None:
 
 
 class _Reporting(SymbolMap):
-    """The map, printing its progress whenever it publishes what it has read so far."""
+    """The map, printing its progress whenever it publishes what it has read so far, and at
+    least every BEAT seconds (the session takes a silent child for stuck)."""
+
+    _said = 0.0
 
     def _publish(self, files: dict, skipped: dict) -> None:  # type: ignore[type-arg]
-        if len(files) - self._published >= self.publish_every:
+        if len(files) - self._published >= self.publish_every or \
+                time.monotonic() - self._said >= BEAT:
             self._published = len(files)  # nothing is looked up here: no copies are made
+            self._said = time.monotonic()
             print(f"progress {len(files)} {self.total}", flush=True)
 
 
@@ -113,6 +139,7 @@ def main(argv: list[str]) -> int:
     symbols.build([str(rel) for rel in request.get("first", [])])
     if NOT_BUILT in symbols.notes:
         return 1
+    print("ranking", flush=True)  # a line: the ranking is not taken for a stuck child
     symbols.index()  # ranks the files and keeps the ranks in the cache: the session loading
     # the map then does not rank them (the ranking is the highest memory of a load)
     print("done", flush=True)

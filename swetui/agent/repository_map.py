@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 
-from swetui.agent.map_child import ChildFailed, build_in_child
+from swetui.agent.map_child import STALL, ChildFailed, build_in_child
 from swetui.engine.context import ContextEngine, UnknownItem
 from swetui.engine.events import EngineNotice
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
@@ -60,6 +60,8 @@ class RepositoryMap:
         self._spawn: Callable[[Coroutine[Any, Any, Any]], object] | None = None
         self._save_due = False
         self.child_files = CHILD_FILES
+        self.child_stall = STALL
+        """Seconds the build's child process may go without progress before it is stopped."""
         self.in_child: tuple[int, int] | None = None
         """(files parsed, files to parse) while a child process builds the map."""
 
@@ -108,7 +110,8 @@ class RepositoryMap:
             self.in_child = (mapped, total)
 
         try:
-            await build_in_child(self.map.root, cache_path, in_context, progress)
+            await build_in_child(self.map.root, cache_path, in_context, progress,
+                                 self.child_stall)
         except Exception as exc:  # whatever happened, the build goes on here
             if not isinstance(exc, ChildFailed):
                 log.warning("the symbol map's build process failed", exc_info=True)

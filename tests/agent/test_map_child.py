@@ -59,7 +59,8 @@ def cache_of(root: Path) -> Path:
     return root / ".swetui" / "symbols" / "map.sqlite"
 
 
-async def built(root: Path, child_files: int = 1) -> tuple[RepositoryMap, list[str]]:
+async def built(root: Path, child_files: int = 1, stall: float = map_child.STALL,
+                ) -> tuple[RepositoryMap, list[str]]:
     """The session's map built as a session builds it; the notices it published."""
     engine = ContextEngine()
     notices: list[str] = []
@@ -67,6 +68,7 @@ async def built(root: Path, child_files: int = 1) -> tuple[RepositoryMap, list[s
                         EngineNotice)
     repo = RepositoryMap(root, engine, cache_path=cache_of(root), exclude=secret_files(root))
     repo.child_files = child_files
+    repo.child_stall = stall
     tasks: list[asyncio.Task[Any]] = []
 
     def spawn(coroutine: Coroutine[Any, Any, Any]) -> None:
