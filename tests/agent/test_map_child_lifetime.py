@@ -1,6 +1,6 @@
 """The map's build process never outlives its use: a child that hangs (a file that stalls
 the parser) is stopped after `map_child.STALL` seconds without progress, said in one line,
-and the session builds the map itself.
+and the session builds the map itself; a child whose session dies (kill -9) ends too.
 
 The hanging child here is the real child (`map_child.run`: its progress lines, its watch on
 the session's end of standard input) with its parse of one file made to wait for ever."""
@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import os
 import select
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
+
+import pytest
 
 from swetui.agent import map_child
 from tests.agent.test_map_child import FILES, built, names, parsed_here, workspace
@@ -59,6 +65,16 @@ def ended(pid: int, within: float = WAIT) -> bool:
         os.close(handle)
 
 
+def child_pid(pid_file: Path, parent: subprocess.Popen[bytes]) -> int:
+    """The child's process id once it is stuck (the parent, when given, still up)."""
+    deadline = time.monotonic() + WAIT
+    while not pid_file.exists():
+        assert parent.poll() is None, "the session ended first"
+        assert time.monotonic() < deadline, "the child never reached the file that hangs"
+        time.sleep(0.02)
+    return int(pid_file.read_text())
+
+
 async def test_a_child_that_makes_no_progress_is_stopped_and_the_map_built_here(
         workspace, parsed_here, monkeypatch, tmp_path_factory):
     pid_file = tmp_path_factory.mktemp("child") / "pid"
@@ -71,3 +87,36 @@ async def test_a_child_that_makes_no_progress_is_stopped_and_the_map_built_here(
     assert "building it in this process instead" in notices[0]
     assert pid_file.exists(), "the child was stopped before it reached the file that hangs"
     assert ended(int(pid_file.read_text()), within=0.0)  # killed and reaped before the build
+
+
+SESSION = textwrap.dedent("""\
+    import asyncio, sys
+    from pathlib import Path
+    from swetui.agent import map_child
+    from swetui.agent.repository_map import RepositoryMap
+    from swetui.engine.context import ContextEngine
+    map_child.RUN = sys.argv[2]
+    async def main():
+        root = Path(sys.argv[1])
+        repo = RepositoryMap(root, ContextEngine(), exclude=None,
+                             cache_path=root / ".swetui" / "symbols" / "map.sqlite")
+        repo.child_files = 1
+        tasks = []
+        repo.build(lambda work: tasks.append(asyncio.get_running_loop().create_task(work)))
+        await asyncio.Event().wait()
+    asyncio.run(main())
+    """)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waits on a pidfd (Linux)")
+def test_the_child_ends_when_the_session_is_killed(workspace, tmp_path_factory):
+    pid_file = tmp_path_factory.mktemp("child") / "pid"
+    session = subprocess.Popen([sys.executable, "-c", SESSION, str(workspace),
+                                hanging(pid_file)])
+    try:
+        child = child_pid(pid_file, session)
+        assert not ended(child, within=0.0)  # building (stuck on a file) while the session runs
+    finally:
+        session.send_signal(signal.SIGKILL)
+        session.wait()
+    assert ended(child), "the map's build process outlived the session killed with -9"
