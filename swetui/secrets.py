@@ -3,15 +3,19 @@
 Which environment variables are secrets is decided here once: the shell tool leaves them out of
 a command's environment, the start-up handover (`swetui.handover`) takes them out of swetui's
 own, and the redactor replaces their values by `[redacted: NAME]` in tool results, context
-items, logs and the session store. Redaction is defence in depth only: it matches the exact
-values, so an encoded copy (`| base64`, hex, split across lines) walks around it.
+items, logs and the session store. Redaction is defence in depth only: it matches the values
+as they are and in the forms programs print them unasked (JSON-escaped, percent-encoded, in
+an `Authorization: Basic` header); a copy encoded on purpose (`| base64`, hex, `rev`, split
+across lines) walks around it, as any rewriting a command chooses can.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
+import urllib.parse
 from collections.abc import Mapping
 
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
@@ -145,15 +149,31 @@ class SecretStore:
         return merged
 
     def redact(self, text: str) -> str:
-        """`text` with every known secret value replaced by `[redacted: NAME]`."""
+        """`text` with every known secret value replaced by `[redacted: NAME]`: as it is,
+        JSON-escaped, percent-encoded (a URL, `curl -v`), and inside the base64 of an
+        `Authorization: Basic` header (`user:token`, any user)."""
         matcher = self._matcher
         if matcher is None or not text:
             return text
         values, pattern = matcher
         # A substring test per value is far cheaper than the regex on text without secrets.
-        if not any(value in text for value in values):
-            return text
-        return pattern.sub(self._label, text)
+        if any(value in text for value in values):
+            text = pattern.sub(self._label, text)
+        if "basic" in text.lower():
+            text = _BASIC.sub(self._basic, text)
+        return text
+
+    def _basic(self, match: re.Match[str]) -> str:
+        encoded = match.group("encoded").rstrip("=")
+        try:
+            decoded = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+        except ValueError:  # not base64 after all (a length of 4n+1)
+            return match.group(0)
+        plain = decoded.decode("utf-8", "replace")
+        for value, name in self._redacted.items():
+            if len(value) >= MIN_REDACTED and value in plain:
+                return f"{match.group('scheme')}{LABEL.format(name=name)}"
+        return match.group(0)
 
     def _label(self, match: re.Match[str]) -> str:
         value = match.group(0)
@@ -161,12 +181,12 @@ class SecretStore:
         return LABEL.format(name=name)
 
     def _compile(self) -> None:
-        # The JSON-escaped form too: the session store and the logs redact whole JSON lines.
+        # The JSON-escaped form too (the session store and the logs redact whole JSON
+        # lines), and the percent-encoded ones (`encoded_forms`).
         escaped: dict[str, str] = {}
         for value, name in self._redacted.items():
-            quoted = json.dumps(value)[1:-1]
-            if quoted != value:
-                escaped[quoted] = name
+            for form in encoded_forms(value):
+                escaped.setdefault(form, name)
         self._escaped = escaped
         values = [v for v in {*self._redacted, *escaped} if len(v) >= MIN_REDACTED]
         if not values:
@@ -175,6 +195,26 @@ class SecretStore:
         values.sort(key=len, reverse=True)  # the longest wins where two overlap
         pattern = re.compile("|".join(re.escape(value) for value in values))
         self._matcher = (tuple(values), pattern)
+
+
+_BASIC = re.compile(r"(?P<scheme>\b[Bb][Aa][Ss][Ii][Cc]\s+)(?P<encoded>[A-Za-z0-9+/]{8,}={0,2})")
+"""An `Authorization: Basic` credential (curl -v, HTTP logs): base64 of `user:password`."""
+
+
+def encoded_forms(value: str) -> list[str]:
+    """The forms other than `value` itself in which a program prints it unasked: escaped in
+    JSON, percent-encoded in a URL (`%2F`, `%2f`, `/` kept or not, a space as `+`). Each
+    costs every tool result one more substring test, so only forms that differ."""
+    forms = [json.dumps(value)[1:-1]]
+    if not _UNRESERVED.fullmatch(value):
+        strict = urllib.parse.quote(value, safe="")
+        forms += [strict, _HEX.sub(lambda hexa: hexa.group(0).lower(), strict),
+                  urllib.parse.quote(value), urllib.parse.quote_plus(value, safe="")]
+    return [form for form in dict.fromkeys(forms) if form != value]
+
+
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
+_HEX = re.compile(r"%[0-9A-F]{2}")
 
 
 STORE = SecretStore()

@@ -12,8 +12,10 @@ something the kernel can tell apart from `git log`. So what is protected is the 
   (once per session, bounded by `HISTORY_SECONDS`), so a rotated key is hidden too.
 A credential is what the environment rule calls one (`secrets.is_credential_name`: a
 `*_KEY`/`*_TOKEN`/`PASSWORD` setting, a URL with a password, a well-known token format), and
-each line of a private key. Like all redaction it matches exact values: an encoded copy
-(`| base64`) walks around it; a secret committed under an innocent name (`settings.py`) is
+each line of a private key (a setting's value read as dotenv and YAML read it: inside its
+quotes, before a ` # comment`). Like all redaction it matches values (and the forms programs
+print them in unasked, `secrets.encoded_forms`): a copy encoded on purpose (`| base64`)
+walks around it; a secret committed under an innocent name (`settings.py`) is
 not known.
 """
 
@@ -73,6 +75,23 @@ _NOT_WHOLE = "git history was not read whole for secret values (too slow, too la
              "git): a secret committed once may show unredacted"
 
 
+_QUOTED = re.compile(r"""(?P<q>["'])(?P<value>(?:[^"'\\]|\\.|(?!(?P=q))["'])*)(?P=q)""")
+_COMMENT = re.compile(r"\s+#")
+
+
+def setting_value(written: str) -> str:
+    """A setting's value as dotenv, shells and YAML read it: what its quotes hold when it is
+    quoted (`KEY="v" # prod` is `v`), else what comes before a ` # comment`. Taking the
+    line's rest registered `v" # prod`, which `v` printed alone never matched."""
+    written = written.strip()
+    quoted = _QUOTED.match(written)
+    if quoted is not None:
+        return quoted.group("value")
+    if written[:1] in "\"'":
+        return written[1:]  # a quoted value going on over more lines: its first line
+    return _COMMENT.split(written, maxsplit=1)[0]
+
+
 def credential_values(text: str) -> Iterator[tuple[str, str]]:
     """(name, value) for each credential in a secret file's `text`: a setting the
     environment rule calls a credential (`KEY=…`, `key: …`, `"key": "…"`), any well-known
@@ -92,7 +111,7 @@ def credential_values(text: str) -> Iterator[tuple[str, str]]:
             continue
         setting = _SETTING.match(raw)
         if setting is not None:
-            name, value = setting.group("name"), setting.group("value").strip("\"'")
+            name, value = setting.group("name"), setting_value(setting.group("value"))
             if value and is_credential_name(name.upper().replace(".", "_").replace("-", "_"),
                                             value):
                 yield name, value

@@ -75,6 +75,13 @@ async def test_git_history_prints_no_known_secret(leaky_history: Path,
     ("DEBUG=true\nHOST=example.org\nPORT=8080", []),
     ("DATABASE_URL=postgres://app:pw-12345678@db/app",
      ["postgres://app:pw-12345678@db/app", "pw-12345678"]),
+    # a comment after the value is no part of it (registered whole, `v" # prod` never
+    # matched `v` printed alone: `git show HEAD~3:.env | cut -d'"' -f2`, or the value used
+    # in a committed script)
+    ('STRIPE_KEY="rk_live_abcdef123456" # rotated in May', ["rk_live_abcdef123456"]),
+    ("DB_PASSWORD=hunter2-hunter2 # old one", ["hunter2-hunter2"]),
+    ("export API_TOKEN='tok#with-hash-42'  # the # inside stays", ["tok#with-hash-42"]),
+    ('SECRET_KEY="ab\\"cd-efgh-ijkl"', ['ab\\"cd-efgh-ijkl']),
 ])
 def test_credential_values_are_what_the_environment_rule_calls_credentials(
         text: str, expected: list[str]) -> None:
