@@ -56,6 +56,7 @@ from bench.retrieval_projects import (
     DEVELOPMENT_SETS,
     LABELS,
     Needed,
+    ProjectUnavailable,
     labels,
     needed,
     project_root,
@@ -86,12 +87,15 @@ class Score:
     line_tokens: int = 0
     line_wasted: int = 0
     misses: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """A line per project left out (`ProjectUnavailable`): which, how many requests, why."""
 
     def add(self, other: Score) -> None:
         for name in ("blocks", "relevant", "tokens", "wasted", "files", "files_found",
                      "requests", "empty", "line_tokens", "line_wasted"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
+        self.skipped += other.skipped
 
 
 def lines_shown(item: ContextItem) -> list[tuple[str, tuple[str, int] | None]]:
@@ -179,7 +183,14 @@ def evaluate(with_map: bool, path: Path = LABELS, semantic: ModelLoader | None =
     build_seconds: dict[str, float] = {}
     indexes: dict[str, tuple[Path, SymbolIndex | None]] = {}
     for name, project in data["projects"].items():
-        root = project_root(project["requirement"], project["root"])
+        try:
+            root = project_root(project["requirement"], project["root"])
+        except ProjectUnavailable as exc:
+            count = sum(request["project"] == name for request in data["requests"])
+            total.skipped.append(f"project {name} skipped ({count} requests of "
+                                 f"{path.name}): {exc}")
+            print(f"retrieval quality: {total.skipped[-1]}", file=sys.stderr)
+            continue
         index = None
         if with_map:
             symbols = SymbolMap(root)
@@ -188,6 +199,8 @@ def evaluate(with_map: bool, path: Path = LABELS, semantic: ModelLoader | None =
             index = symbols.index()
         indexes[name] = (root, index)
     for request in data["requests"]:
+        if request["project"] not in indexes:
+            continue  # its project is unavailable: said above, counted in `skipped`
         root, index = indexes[request["project"]]
         result = retrieve_as_a_turn(root, request["request"], index, semantic=semantic,
                                     weights=weights)
@@ -226,6 +239,8 @@ def run() -> list[dict[str, Any]]:
               f"{plain['line waste']:.3f}, recall {plain['recall']:.3f}", file=sys.stderr)
         for miss in ours.misses:
             print(f"  missed a needed file: {miss}", file=sys.stderr)
+        for skipped in ours.skipped:
+            print(f"  NOT MEASURED: {skipped}", file=sys.stderr)
         entries += [entry(f"retrieval {name}, {label} ({ours.requests})", mine[name], "share",
                           baseline=base[name], ratio=None, target=target,
                           passed=check(mine[name]))

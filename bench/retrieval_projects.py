@@ -71,8 +71,13 @@ def retrieve_as_a_turn(root: Path, text: str, index: SymbolIndex | None,
                     exclude=secret_files(root), **options)
 
 
+class ProjectUnavailable(RuntimeError):
+    """A labelled project whose sdist cannot be had or unpacked; says which and why."""
+
+
 def project_root(requirement: str, root: str) -> Path:
-    """The unpacked sdist of `requirement` (downloaded with pip when missing)."""
+    """The unpacked sdist of `requirement` (downloaded with pip when missing); raises
+    ProjectUnavailable when it cannot be downloaded or unpacked, or holds no `root/`."""
     cache = cache_dir()
     unpacked = cache / root
     if unpacked.is_dir():
@@ -80,10 +85,20 @@ def project_root(requirement: str, root: str) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     archive = cache / f"{root}.tar.gz"
     if not archive.exists():
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary",
-                        ":all:", "-q", "-d", str(cache), requirement], check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(cache, filter="data")
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
+                               "--no-binary", ":all:", "-q", "-d", str(cache), requirement],
+                              capture_output=True, text=True)
+        if done.returncode != 0 or not archive.exists():
+            said = (done.stderr.strip().splitlines() or ["no archive named " + archive.name])
+            raise ProjectUnavailable(f"{requirement}: pip download failed "
+                                     f"(exit {done.returncode}): {said[-1][:200]}")
+    try:
+        with tarfile.open(archive) as tar:
+            tar.extractall(cache, filter="data")
+    except (tarfile.TarError, OSError) as exc:
+        raise ProjectUnavailable(f"{requirement}: {archive} cannot be unpacked ({exc})") from exc
+    if not unpacked.is_dir():
+        raise ProjectUnavailable(f"{requirement}: {archive} holds no {root}/")
     return unpacked
 
 
