@@ -1,5 +1,5 @@
 """Every labelled set of the retrieval benchmark (the development sets and the sealed held-out
-set 13) names pinned projects and what each request needs, and every needed definition is
+sets 13 and 14) names pinned projects and what each request needs, and every needed definition is
 where its label says, read with the standard library's `ast` (`needed()`), never with the
 map under test. A project whose sdist is not unpacked in the benchmark's cache is skipped
 (nothing is downloaded here), and the skip names it. Failures name a request by its
@@ -14,9 +14,23 @@ import pytest
 
 from bench.retrieval_projects import DEVELOPMENT_SETS, cache_dir, labels, needed, project_root
 
-HELD_OUT_13 = Path(__file__).resolve().parents[1] / "bench" / "retrieval_labels_heldout13.json"
-SETS = [*DEVELOPMENT_SETS, ("held out 13", HELD_OUT_13)]
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+HELD_OUT_13 = BENCH / "retrieval_labels_heldout13.json"
+HELD_OUT_14 = BENCH / "retrieval_labels_heldout14.json"
+SEALED = [("held out 13", HELD_OUT_13), ("held out 14", HELD_OUT_14)]
+"""Written blind, never run yet: each is checked here for its format, never run."""
+SETS = [*DEVELOPMENT_SETS, *SEALED]
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)$")
+
+
+def labelled(path: Path) -> set[tuple[str, str, str]]:
+    """(pinned project, file, symbol) of every need of a set: the project by its requirement,
+    so two sets naming the same project differently still compare (the sealed sets' checks
+    that they repeat no development set's label)."""
+    data = labels(path)
+    return {(data["projects"][request["project"]]["requirement"], need["path"], symbol)
+            for request in data["requests"]
+            for need in request["needs"] for symbol in need["symbols"]}
 
 
 @pytest.mark.parametrize("path", [path for _, path in SETS], ids=[name for name, _ in SETS])
@@ -61,3 +75,12 @@ def test_every_needed_definition_is_defined_where_the_label_says(path: Path) -> 
                     "not unpacked in the benchmark's cache, so not checked: " + ", ".join(
                         f"{data['projects'][name]['root']} ({left_out.count(name)} requests)"
                         for name in dict.fromkeys(left_out)))
+
+
+@pytest.mark.parametrize("path", [path for _, path in SEALED], ids=[name for name, _ in SEALED])
+def test_a_sealed_set_is_no_development_set_and_repeats_none_of_their_labels(
+        path: Path) -> None:
+    assert path.name not in {development.name for _, development in DEVELOPMENT_SETS}
+    seen = set().union(*(labelled(development) for _, development in DEVELOPMENT_SETS))
+    again = len(labelled(path) & seen)  # a count: the labels themselves stay sealed
+    assert again == 0, f"{again} labels of {path.name} are in a development set"

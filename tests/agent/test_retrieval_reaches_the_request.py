@@ -7,6 +7,7 @@ nothing sent twice when the model, or a later turn, reads that file with `read_f
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -149,6 +150,20 @@ class RecordingOfflineProvider(OfflineProvider):
             yield event
 
 
+@contextlib.asynccontextmanager
+async def offline_session(root: Path) -> AsyncIterator[tuple[AgentSession,
+                                                            RecordingOfflineProvider]]:
+    """A session on `root`, started as `swetui run` starts one (the map builds in the
+    background), whose offline model keeps every request it is sent; closed after."""
+    provider = RecordingOfflineProvider()
+    session = AgentSession.open(LaunchOptions(path=root), env={}, provider=provider)
+    session.start()
+    try:
+        yield session, provider
+    finally:
+        await session.aclose()
+
+
 def billing_workspace(tmp_path: Path) -> Path:
     root = tmp_path / "shop"
     (root / "shop").mkdir(parents=True)
@@ -171,10 +186,7 @@ def attached(request: ChatRequest) -> str:
 async def test_the_described_definition_reaches_the_first_request_once_as_a_cut_span(
         tmp_path: Path) -> None:
     root = billing_workspace(tmp_path)
-    provider = RecordingOfflineProvider()
-    session = AgentSession.open(LaunchOptions(path=root), env={}, provider=provider)
-    session.start()  # as `swetui run` does: the map builds in the background
-    try:
+    async with offline_session(root) as (session, provider):
         finished = await session.send(REQUEST)
         assert finished.error is None
         first = provider.requests[0]
@@ -200,8 +212,6 @@ async def test_the_described_definition_reaches_the_first_request_once_as_a_cut_
         for number, request in enumerate(provider.requests):
             times = attached(request).count(DEFINITION)
             assert times == 1, f"request {number} carries {DEFINITION!r} {times} times"
-    finally:
-        await session.aclose()
 
 
 async def test_a_read_of_part_of_a_file_or_of_another_file_keeps_the_retrieved_file(

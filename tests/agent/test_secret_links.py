@@ -12,13 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from swetui.agent import AgentSession
 from swetui.agent.sandbox import Sandbox, probe
 from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.harmless import is_harmless
-from swetui.options import LaunchOptions
 from tests.agent.conftest import tool_call
-from tests.agent.test_retrieval_reaches_the_request import RecordingOfflineProvider
+from tests.agent.test_retrieval_reaches_the_request import offline_session
 
 KEY = "sk-ant-planted-LINKED-0123456789abcdef"
 
@@ -110,16 +108,11 @@ async def test_retrieval_never_sends_a_hard_link_of_a_secret(tmp_path: Path) -> 
     (tmp_path / ".env").write_text(f"STRIPE_TOKEN={KEY}\n")
     os.link(tmp_path / ".env", tmp_path / "notes.txt")
     (tmp_path / "DEPLOY.md").write_text("Set STRIPE_TOKEN in the vault before deploying.\n")
-    provider = RecordingOfflineProvider()
-    session = AgentSession.open(LaunchOptions(path=tmp_path), env={}, provider=provider)
-    session.start()
-    try:
+    async with offline_session(tmp_path) as (session, provider):
         finished = await session.send("where is STRIPE_TOKEN used?")
         assert finished.error is None
         sent = provider.requests[0].context
         assert "DEPLOY.md" in sent and KEY not in sent
-    finally:
-        await session.aclose()
 
 
 @pytest.mark.parametrize("command", ["cat ../other/billing.py", "ls ..", "head ../../x.txt",

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from swetui.agent import AgentSession, secret_files, write_project_memory
+from swetui.agent import secret_files, write_project_memory
 from swetui.engine.symbols.semantic import MODEL, SemanticRanker, VectorCache
 from swetui.engine.symbols.semantic_text import definition_text
 from swetui.engine.symbols.symbol_map import SymbolMap
-from swetui.options import LaunchOptions
-from tests.agent.test_retrieval_reaches_the_request import RecordingOfflineProvider
+from tests.agent.test_retrieval_reaches_the_request import offline_session
 
 KEY = "sk-ant-planted-MEMORY-0123456789abcdef"
 
@@ -29,10 +28,7 @@ async def test_a_memory_file_that_is_another_name_of_env_is_not_sent(
     else:
         os.link(tmp_path / ".env", tmp_path / "CLAUDE.md")
     (tmp_path / "AGENTS.md").write_text("Prefer small commits.\n")
-    provider = RecordingOfflineProvider()
-    session = AgentSession.open(LaunchOptions(path=tmp_path), env={}, provider=provider)
-    session.start()
-    try:
+    async with offline_session(tmp_path) as (session, provider):
         finished = await session.send("hello")
         assert finished.error is None
         sent = provider.requests[0].canonical_json()  # everything the model gets
@@ -40,8 +36,6 @@ async def test_a_memory_file_that_is_another_name_of_env_is_not_sent(
         assert KEY not in sent and "billing account" not in sent
         assert any("CLAUDE.md" in notice and "secret" in notice
                    for notice in session.workspace.notices)
-    finally:
-        await session.aclose()
 
 
 async def test_swetui_init_does_not_copy_a_secret_into_swetui_md(tmp_path: Path) -> None:

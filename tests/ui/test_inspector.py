@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.pilot import Pilot
 from textual.widgets import TextArea
 
 from swetui.engine.budget import BudgetSettings
@@ -257,15 +260,24 @@ async def test_select_layer_and_compact_posts_message() -> None:
         await until(pilot, lambda: not inspector.selected, "the selection was cleared")
 
 
-async def test_refresh_rereads_stale_file_from_root(tmp_path: Path) -> None:
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "util.py").write_text("def helper():\n    return 3\n")
+@contextlib.asynccontextmanager
+async def refreshing_stale_file(root: Path) -> AsyncIterator[
+        tuple[ContextEngine, InspectorApp, Pilot[None]]]:
+    """The inspector over `root` with its file item f2 (`src/util.py`) stale, just after
+    `r` (refresh from disk) was pressed on it."""
     engine = build_engine()
     engine.mark_stale("f2")
-    app = InspectorApp(engine, root=tmp_path)
+    app = InspectorApp(engine, root=root)
     async with app.run_test(size=(40, 30)) as pilot:
         app.query_one(ContextInspector).move_to("f2")
         await pilot.press("r")
+        yield engine, app, pilot
+
+
+async def test_refresh_rereads_stale_file_from_root(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "util.py").write_text("def helper():\n    return 3\n")
+    async with refreshing_stale_file(tmp_path) as (engine, _app, pilot):
         await until(pilot, lambda: engine.get("f2").state is ItemState.INCLUDED,
                     "the stale item was read again")
         item = engine.get("f2")

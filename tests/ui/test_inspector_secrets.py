@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from swetui.engine.items import ItemState
-from swetui.ui.widgets import ContextInspector
-from tests.ui.test_inspector import InspectorApp, build_engine, request_text
+from tests.ui.test_inspector import refreshing_stale_file, request_text
 from tests.ui.waits import notices, until
 
 KEY = "sk-ant-planted-REFRESH-0123456789abcdef"
@@ -26,12 +25,7 @@ async def test_refresh_does_not_read_a_file_that_became_a_secret(tmp_path: Path,
         (tmp_path / "src" / "util.py").symlink_to("../.env")
     else:
         os.link(tmp_path / ".env", tmp_path / "src" / "util.py")
-    engine = build_engine()
-    engine.mark_stale("f2")
-    app = InspectorApp(engine, root=tmp_path)
-    async with app.run_test(size=(40, 30)) as pilot:
-        app.query_one(ContextInspector).move_to("f2")
-        await pilot.press("r")
+    async with refreshing_stale_file(tmp_path) as (engine, app, pilot):
         await until(pilot, lambda: notices(app), "the refresh said how it went")
         assert any("secrets" in note.message for note in notices(app))
         assert engine.get("f2").state is ItemState.STALE
