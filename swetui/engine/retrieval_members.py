@@ -85,8 +85,7 @@ def member_lines(symbols: FileSymbols, cls: Definition, picked: list[Definition]
     if len(rest) <= LISTED_MEMBERS:
         for member in rest:
             chosen += range(first_line(text, member.start), member.start + 1)
-        return chosen, (f"shown: its {names}; its other members by their first line "
-                        "(read one with read_file at its line)")
+        return chosen, f"shown: its {names}; its other members by their first line"
     unnamed = _one_per_name(rest, {d.name for d in picked})
     listed = ", ".join(f"{d.name} (line {d.start})" for d in unnamed[:LISTED_MEMBERS])
     more = f" and {len(unnamed) - LISTED_MEMBERS} more" if len(unnamed) > LISTED_MEMBERS else ""

@@ -20,8 +20,8 @@ from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.files import refusal
 from swetui.secrets import redact
 
-HEADING = ("Likely places for this request, best first (retrieval was not sure which one "
-           "it is about); read_file(path, offset=first line, limit=line count) shows one:")
+HEADING = ("Likely places, best first (retrieval was not sure which); "
+           "read_file(path, offset=first line, limit=line count) shows one:")
 """Names read_file's own arguments: one it does not take is refused (a wasted turn)."""
 MAX_KEYWORDS = 40
 """Characters of what declares the definition (`export async function `) shown at most."""

@@ -131,11 +131,12 @@ def render(span: Span, text: list[str]) -> str:
         previous = number
     shown = len(lines)
     why = "; ".join(dict.fromkeys(span.reasons))
-    more = f"{span.path}: {shown:,} of {total:,} lines shown ({why})." if shown < total \
-        else f"{span.path}: all {total:,} lines ({why})."
-    if shown < total:
-        last = lines[-1] if lines else 0
-        more += (f" Read more with read_file(path={span.path!r}, offset=N); the lines after "
-                 f"these start at offset={last + 1}." if last < total else
-                 f" Read the rest with read_file(path={span.path!r}).")
-    return "\n".join([more, *body])
+    if shown == total:
+        return "\n".join([f"{span.path}: all {total:,} lines ({why}).", *body])
+    last = lines[-1] if lines else 0
+    # Said once, as briefly as it can be said: every token of a note is sent for no line
+    # of code (read_file's own schema says what its offset is).
+    on = f"offset={last + 1}" if last < total else "offset=1"
+    head = (f"{span.path}: {shown:,} of {total:,} lines shown ({why}); "
+            f"read_file(path={span.path!r}, {on}) reads on.")
+    return "\n".join([head, *body])

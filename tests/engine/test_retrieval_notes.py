@@ -15,6 +15,7 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.items import ItemKind
 from swetui.engine.retrieval import retrieve
 from swetui.engine.retrieval_members import member_lines
+from swetui.engine.spans import Span, render
 from swetui.engine.symbols.extract import extract
 from swetui.engine.symbols.symbol_map import SymbolMap
 
@@ -86,3 +87,21 @@ def test_a_member_note_names_each_member_once(properties: list[bool], plain: int
     assert "_set_months" not in listed
     assert len(listed) + (int(more.group(1)) if more else 0) == len(names), note
     assert set(listed) <= set(names)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=2, max_value=3000), st.data())
+def test_a_span_note_says_how_to_read_on_in_one_call_read_file_takes(
+        total: int, data: st.DataObject) -> None:
+    """Law: a span showing part of a file says so once, with one read_file call that
+    read_file takes as written (a path and a number: the first line after the last shown,
+    or the file's first when the last line is shown), not a pattern (`offset=N`) beside it."""
+    shown = data.draw(st.lists(st.integers(min_value=1, max_value=total), min_size=1,
+                               max_size=min(total - 1, 40), unique=True))
+    text = [f"line {n}" for n in range(1, total + 1)]
+    head = render(Span("pkg/a b.py", lines=shown, reasons=["f: named"]), text).split("\n")[0]
+    calls = re.findall(r"read_file\(([^)]*)\)", head)
+    assert len(calls) == 1, head
+    after = max(shown) + 1 if max(shown) < total else 1
+    assert calls[0] == f"path='pkg/a b.py', offset={after}", head
+    assert head.startswith(f"pkg/a b.py: {len(shown):,} of {total:,} lines shown (f: named)")
