@@ -11,8 +11,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from swetui.agent.sandbox import Sandbox, probe
+from swetui.agent.sandbox.secret_paths import HOME_SECRETS, home_secrets, secret_target
 from swetui.agent.toolbox import Toolbox
 from swetui.agent.tools.harmless import is_harmless
 from tests.agent.conftest import tool_call
@@ -190,3 +193,34 @@ def test_a_hard_link_of_a_secret_inside_git_metadata_is_covered(tmp_path: Path) 
     os.link(tmp_path / ".env", tmp_path / ".git" / "refs" / "note")
     out = confined(tmp_path, "cat .git/stash-note .git/refs/note; ls .git")
     assert KEY not in out and "stash-note" in out
+
+
+@given(st.lists(st.text(alphabet="abc-_. é", min_size=1, max_size=6).filter(
+    lambda part: part not in (".", "..")), min_size=0, max_size=4))
+def test_the_home_s_credentials_are_found_under_whatever_home(parts: list[str]) -> None:
+    """Law: the home's credential paths are HOME_SECRETS under the home as pathlib joins
+    them, for any home, asked anew after the home changes (they are kept per home)."""
+    home = "/" + "/".join(parts)
+    before = os.environ.get("HOME")
+    os.environ["HOME"] = home
+    try:
+        assert home_secrets() == [str(Path(home) / name) for name in HOME_SECRETS]
+    finally:
+        if before is None:
+            del os.environ["HOME"]
+        else:
+            os.environ["HOME"] = before
+
+
+def test_a_link_into_a_home_set_later_is_a_secret(tmp_path: Path, monkeypatch) -> None:
+    """The credentials are those of the home as it is when asked, not when first asked."""
+    (tmp_path / "ws").mkdir()
+    for name in ("first", "second"):
+        (tmp_path / name / ".config" / "gh").mkdir(parents=True)
+        (tmp_path / name / ".config" / "gh" / "hosts.yml").write_text("oauth_token: gho_x\n")
+    (tmp_path / "ws" / "notes.txt").symlink_to(tmp_path / "second" / ".config" / "gh" /
+                                               "hosts.yml")
+    monkeypatch.setenv("HOME", str(tmp_path / "first"))
+    assert not secret_target("notes.txt", str(tmp_path / "ws"))
+    monkeypatch.setenv("HOME", str(tmp_path / "second"))
+    assert secret_target("notes.txt", str(tmp_path / "ws"))
