@@ -68,6 +68,8 @@ class SymbolMap:
         """Files the build maps (known once it has walked the workspace)."""
         self._published = 0
         self._lock = threading.Lock()
+        self._indexing = threading.Lock()
+        """Held while an index is built (`index`)."""
         self._index: tuple[int, SymbolIndex] | None = None
         self._unsaved: set[str] = set()
         """Paths whose entry changed (or went) since the cache was last written."""
@@ -284,10 +286,20 @@ class SymbolMap:
 
     def index(self) -> SymbolIndex:
         """The look-up tables for the map as it is now (rebuilt after a change; during the
-        first build, of the files mapped so far, marked `partial`)."""
+        first build, of the files mapped so far, marked `partial`). One is built at a time:
+        a second caller meanwhile (a request as the build ends, beside the build's own
+        indexing) waits for it rather than building another beside it (at 10,000 files
+        that was a second 50 MB and 2.4 s of CPU)."""
         with self._lock:
             if self._index is not None and self._index[0] == self.generation:
                 return self._index[1]
+        with self._indexing:
+            return self._built_index()
+
+    def _built_index(self) -> SymbolIndex:
+        with self._lock:
+            if self._index is not None and self._index[0] == self.generation:
+                return self._index[1]  # built while this caller waited
             generation, files = self.generation, dict(self.files)
             progress, skipped = self.progress, _reasons(self.skipped)
         whole = progress is None and self.cache_path is not None
