@@ -201,18 +201,39 @@ def test_a_token_in_a_form_read_line_by_line_misses_never_reaches_git(
         tmp_path: Path, home: Path) -> None:
     """git reads a setting beside its header (`[http] extraheader = …`) and a value
     continued on the next line with `\\`; the scrubber worked line by line and printed the
-    token of both (now that included files are readable). The first is scrubbed, the
-    second, which no line holds whole, makes its file unreadable instead (git stops, naming
-it: better than the token)."""
+    token of both (now that included files are readable). Both are scrubbed now; a config
+    whose token the scrubber still cannot take out (a `]` inside the header's quotes) is
+    made unreadable instead: git stops, naming it, rather than print the token."""
     (home / ".gitconfig").write_text("[include]\n\tpath = ~/.gitconfig.local\n"
                                      "\tpath = ~/.gitconfig.ci\n")
     (home / ".gitconfig.local").write_text(
         f"[http] extraheader = AUTHORIZATION: bearer {KEY}\n[github]\n\tuser = ada\n")
     (home / ".gitconfig.ci").write_text(
-        f"[http]\n\textraheader = AUTHORIZATION: \\\n\t\tbearer {KEY}\n")
+        f"[http]\n\textraheader = AUTHORIZATION: \\\n\t\tbearer {KEY}\n"
+        f'[remote "mirror"]\n\turl = https://ci:\\\n{KEY}@git.example/shop.git\n')
     root = workspace(tmp_path)
     code, out = confined(root, "git config --list; cat ~/.gitconfig.local ~/.gitconfig.ci")
     assert KEY not in out
-    assert "[http] extraheader = [removed by swetui's sandbox]" in out  # the first is read
-    assert "user = ada" in out
-    assert ".gitconfig.ci': Permission denied" in out  # git names the one it cannot read
+    assert "github.user=ada" in out and "remote.mirror.url=" in out  # git reads both
+    assert "[http] extraheader = [removed by swetui's sandbox]" in out
+    (home / ".gitconfig.odd").write_text(
+        f'[http "https://git.example/a]b"] extraheader = AUTHORIZATION: bearer {KEY}\n')
+    with (home / ".gitconfig").open("a") as config:
+        config.write("\tpath = ~/.gitconfig.odd\n")
+    code, out = confined(root, "git config --list; cat ~/.gitconfig.odd")
+    assert KEY not in out
+    assert ".gitconfig.odd': Permission denied" in out  # git names the one it cannot read
+
+
+@confinable
+def test_a_config_git_refuses_shows_no_token_after_the_line_it_stops_at(
+        tmp_path: Path, home: Path) -> None:
+    """git stops reading a config at a line it refuses (and fails), but `cat` reads on: a
+    token continued with `\\` below that line is scrubbed all the same."""
+    root = workspace(tmp_path)
+    (home / ".gitconfig").write_text("[include]\n\tpath = ~/.gitconfig.local\n")
+    (home / ".gitconfig.local").write_text(
+        f"[http]\n\tthis is no setting\n\textraheader = AUTHORIZATION: \\\n\t  bearer {KEY}\n")
+    code, out = confined(root, "git config --list; cat ~/.gitconfig.local")
+    assert "bad config line" in out  # as outside the sandbox
+    assert KEY not in out and "this is no setting" in out

@@ -38,27 +38,55 @@ def _secret_key(name: str) -> bool:
     return any(word in name for word in SECRET_KEYS) or is_credential_name(name)
 
 
+def _continued(line: str) -> bool:
+    """Whether git reads the next line as more of this one's value (an odd run of `\\`
+    before the line's end)."""
+    body = line.rstrip("\r\n")
+    return (len(body) - len(body.rstrip("\\"))) % 2 == 1
+
+
+def _logical(text: str) -> list[list[str]]:
+    """`text`'s lines, those continued with `\\` grouped with the lines that continue them."""
+    groups: list[list[str]] = []
+    joining = False
+    for line in text.splitlines(keepends=True):
+        if joining:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+        joining = _continued(line)
+    return groups
+
+
 def scrub(text: str) -> str:
     """`text` (an ini-style config) without credentials: a URL's password or token user,
-    and the values of settings named like a credential or a header."""
+    and the values of settings named like a credential or a header (with the lines a `\\`
+    continues them on, left empty)."""
     lines = []
-    for line in text.splitlines(keepends=True):
-        setting = _SETTING.match(line)
+    for group in _logical(text):
+        first = group[0]
+        setting = _SETTING.match(first)
+        whole = "".join(line.rstrip("\r\n")[:-1] if _continued(line) else line
+                        for line in group)
+        secret = False
         if setting is not None:
             key = setting.group("key")
             name = re.split(r"[\].\s]", key.rstrip("=: \t").strip())[-1].lower()
-            if _secret_key(name):
-                newline = line[len(line.rstrip("\r\n")):]
-                lines.append(f"{_USERINFO.sub(_userinfo, key)} {REMOVED}{newline}")
-                continue
-        lines.append(_USERINFO.sub(_userinfo, line))
+            secret = _secret_key(name) or \
+                _USERINFO.sub(_userinfo, whole) != whole and len(group) > 1
+        if secret and setting is not None:
+            newline = first[len(first.rstrip("\r\n")):]
+            lines.append(f"{_USERINFO.sub(_userinfo, setting.group('key'))} {REMOVED}{newline}")
+            lines += [line[len(line.rstrip("\r\n")):] for line in group[1:]]
+            continue
+        lines += [_USERINFO.sub(_userinfo, line) for line in group]
     return "".join(lines)
 
 
 def left_in(text: str, clean: str) -> bool:
     """Whether a credential git reads from the config `text` is still in `clean`, its
-    scrubbed copy: a form `scrub`, line by line, does not see (a value continued on the next
-    line with `\\`). Such a config is covered instead of copied."""
+    scrubbed copy: a form `scrub` does not know (checked against git's own reading). Such a
+    config is covered instead of copied."""
     for name, value in parsed(text):
         words = value.split() if _secret_key(name.rsplit(".", 1)[-1]) else []
         words += [part for match in _USERINFO.finditer(f"{name} {value}")
