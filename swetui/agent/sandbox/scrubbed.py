@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+from collections.abc import Mapping
 from pathlib import Path
 
 from swetui.agent.sandbox.git_includes import MAX_CONFIG_BYTES, closure, parsed
@@ -56,6 +58,51 @@ def _logical(text: str) -> list[list[str]]:
             groups.append([line])
         joining = _continued(line)
     return groups
+
+
+def carries_credential(key: str, value: str) -> bool:
+    """Whether the git setting `key` (`http.https://host/.extraheader`) set to `value`
+    holds a credential: named like one or a header, or a URL with a password or token in
+    its key (`url.https://ghp_…@github.com/.insteadof`) or value."""
+    if _secret_key(key.rsplit(".", 1)[-1].lower()):
+        return True
+    return any(_userinfo(match) != match.group(0)
+               for match in _USERINFO.finditer(f"{key} {value}"))
+
+
+GIT_CONFIG_VARIABLES = re.compile(r"GIT_CONFIG_(?:COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)")
+"""Settings given to git through the environment (`GIT_CONFIG_COUNT=1`,
+`GIT_CONFIG_KEY_0=http.extraheader`, `GIT_CONFIG_VALUE_0=AUTHORIZATION: basic …`; CI
+runners and containers set them), judged as a config's lines are."""
+
+
+def git_config_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The `GIT_CONFIG_VARIABLES` of `environ` for a command: the settings without a
+    credential, numbered again from 0 (the rule for other variables judges names alone,
+    took `GIT_CONFIG_KEY_0` for a key and kept its value: git failed in every command with
+    "missing config key", and a header's token was in every command's environment)."""
+    env: dict[str, str] = {}
+    count = environ.get("GIT_CONFIG_COUNT", "")
+    if count.isdigit():
+        pairs = [(environ.get(f"GIT_CONFIG_KEY_{n}"), environ.get(f"GIT_CONFIG_VALUE_{n}"))
+                 for n in range(min(int(count), 1000))]
+        kept = [(key, value) for key, value in pairs if key is not None and value is not None
+                and not carries_credential(key, value)]
+        env["GIT_CONFIG_COUNT"] = str(len(kept))
+        for number, (key, value) in enumerate(kept):
+            env[f"GIT_CONFIG_KEY_{number}"] = key
+            env[f"GIT_CONFIG_VALUE_{number}"] = value
+    if "GIT_CONFIG_PARAMETERS" in environ:
+        try:
+            words = shlex.split(environ["GIT_CONFIG_PARAMETERS"])
+        except ValueError:
+            words = []  # git could not read it either
+        kept_words = [word for word in words
+                      if not carries_credential(*(word.split("=", 1) + [""])[:2])]
+        if kept_words:
+            env["GIT_CONFIG_PARAMETERS"] = " ".join(  # git reads only 'quoted' words
+                "'" + word.replace("'", "'\\''") + "'" for word in kept_words)
+    return env
 
 
 def scrub(text: str) -> str:

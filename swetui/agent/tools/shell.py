@@ -17,6 +17,7 @@ import time
 from typing import BinaryIO
 
 from swetui.agent.sandbox import SETUP_FAILED, Sandbox, WorkspaceTooLarge, setup_failure
+from swetui.agent.sandbox.scrubbed import GIT_CONFIG_VARIABLES, git_config_environment
 from swetui.agent.tools.base import ToolResult
 from swetui.secrets import STORE, is_secret_name
 
@@ -38,7 +39,9 @@ def scrubbed_environment(environ: dict[str, str] | None = None) -> dict[str, str
     source = os.environ if environ is None else environ
     held = set(STORE.names())  # configured secrets (`secret_env`) whatever their names
     env = {name: value for name, value in source.items()
-           if not is_secret_name(name, value) and name not in held}
+           if not is_secret_name(name, value) and name not in held
+           and not GIT_CONFIG_VARIABLES.fullmatch(name)}
+    env.update(git_config_environment(source))  # git's settings, without credentials
     # Nothing may stop to wait for a human: no pagers, no credential prompts, no colours.
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", TERM="dumb",
                NO_COLOR="1")
