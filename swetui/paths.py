@@ -120,9 +120,26 @@ def write_gitignore(directory: Path) -> None:
         handle.write(IGNORE_ALL)
 
 
+def linked_folder(path: Path) -> Path | None:
+    """The first folder from the workspace's `.swetui` (the nearest in `path`) down to
+    `path` that is a symbolic link, or None: a cloned workspace can ship `.swetui/sessions
+    -> /anywhere`, and swetui would write its session logs there."""
+    parts = Path(path).parts
+    if WORKSPACE_DIR not in parts:
+        return None
+    top = len(parts) - 1 - parts[::-1].index(WORKSPACE_DIR)
+    for end in range(top + 1, len(parts) + 1):
+        if os.path.islink(folder := Path(*parts[:end])):
+            return folder
+    return None
+
+
 def private_dir(path: Path) -> Path:
     """Create directory `path` and the missing folders above it 0700 (whatever the umask);
-    a `.swetui` created on the way gets its `.gitignore` at once."""
+    a `.swetui` created on the way gets its `.gitignore` at once. A folder of `.swetui`
+    that is a link is never used (OSError): nothing is written where it points."""
+    if (linked := linked_folder(path)) is not None:
+        raise OSError(errno.ELOOP, f"{linked} is a link; swetui writes nothing through it")
     missing: list[Path] = []
     current = Path(path)
     while not os.path.lexists(current):

@@ -117,3 +117,22 @@ def test_atomic_write_keeps_a_user_files_mode_and_makes_swetui_files_private(tmp
     assert stat.S_IMODE(script.stat().st_mode) == 0o750
     assert stat.S_IMODE((tmp_path / "fresh.txt").stat().st_mode) == 0o644
     assert stat.S_IMODE(private.stat().st_mode) == 0o600
+
+
+def test_nothing_is_written_through_a_link_the_workspace_ships_in_swetui(
+        tmp_path: Path) -> None:
+    """A cloned workspace can ship `.swetui/sessions -> /anywhere` (and `logs`, `blobs`,
+    `memory`): swetui wrote the whole session log and its log there, outside the
+    workspace, wherever the link pointed. Now it writes nothing through such a link and
+    says the session is not saved."""
+    root = tmp_path / "cloned"
+    (root / ".swetui").mkdir(parents=True)
+    (root / "app.py").write_text("print('hi')\n")
+    elsewhere = tmp_path / "elsewhere"
+    for name in ("sessions", "logs", "blobs", "memory"):
+        (elsewhere / name).mkdir(parents=True)
+        (root / ".swetui" / name).symlink_to(elsewhere / name)
+    done = swetui("run", "read app.py", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert [path for path in elsewhere.rglob("*") if path.is_file()] == []
+    assert "is a link (the workspace came with it)" in done.stdout + done.stderr

@@ -30,7 +30,7 @@ from swetui.engine.tokens import TokenCounter
 from swetui.engine.watcher import changed_while_closed
 from swetui.files import SecretRule
 from swetui.messages import ToolSchema
-from swetui.paths import WorkspacePaths
+from swetui.paths import WorkspacePaths, linked_folder
 
 SOURCE_KINDS = frozenset({ItemKind.SYSTEM_PROMPT, ItemKind.TOOL_SCHEMA, ItemKind.MEMORY_FILE,
                           ItemKind.SESSION_NOTES})
@@ -102,6 +102,11 @@ def open_workspace(path: Path, settings: Settings, schemas: Iterable[ToolSchema]
     if persist and not writable:
         notices.append(f"{paths.dir} cannot be created or written: this session cannot be saved "
                        "(context is shown, nothing is persisted)")
+    linked = [link for folder in (paths.sessions, paths.logs, paths.blobs, paths.memory)
+              if writable and (link := linked_folder(folder)) is not None]
+    if linked:
+        notices.append(f"{linked[0]} is a link (the workspace came with it): swetui writes "
+                       "nothing through it, so what it would keep there is not saved")
     blobs = BlobStore(paths.blobs if writable else None)
     engine = ContextEngine(budget_settings(settings), counter=counter, bus=bus, blobs=blobs,
                            model=model)
