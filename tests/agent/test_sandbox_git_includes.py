@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swetui.agent.sandbox import Sandbox, probe
-from swetui.agent.sandbox.git_includes import closure, include_paths
+from swetui.agent.sandbox.git_includes import MAX_TOTAL_BYTES, closure, include_paths
 from swetui.agent.sandbox.git_includes import settings as config_settings
 from tests.agent.test_sandbox_reads_outside import confined
 
@@ -237,3 +237,33 @@ def test_a_config_git_refuses_shows_no_token_after_the_line_it_stops_at(
     code, out = confined(root, "git config --list; cat ~/.gitconfig.local")
     assert "bad config line" in out  # as outside the sandbox
     assert KEY not in out and "this is no setting" in out
+
+
+@confinable
+def test_a_flood_of_planted_configs_is_covered_past_what_is_read_and_a_change_is_seen(
+        tmp_path: Path, home: Path) -> None:
+    """A tarball's `.git/modules` can hold hundreds of large configs, all read and scrubbed
+    before every command (200 of 1 MiB: 75-160 s a command). The user's own configs are
+    read first; past `MAX_TOTAL_BYTES` the rest are not read and not shown. A config is
+    judged again once it changes, whatever its size and time say."""
+    root = workspace(tmp_path)
+    (home / ".gitconfig").write_text("[include]\n\tpath = ~/.gitconfig.local\n")
+    (home / ".gitconfig.local").write_text(f"[user]\n\tname = Ada{' Lovelace' * 8}\n")
+    line = '[remote "origin"]\n\turl = https://example.com/x.git\n'
+    for number in range(12):
+        module = root / ".git" / "modules" / f"m{number}"
+        module.mkdir(parents=True)
+        (module / "HEAD").write_text("ref: refs/heads/main\n")
+        (module / "config").write_text(line * (MAX_TOTAL_BYTES // len(line) // 10))
+    code, out = confined(root, "git config user.name; for m in .git/modules/*/config; do "
+                               "head -c1 $m >/dev/null 2>&1 && echo READ || echo DENIED; done")
+    assert "Ada" in out  # the user's configs are read first
+    # each a tenth of what is read in all, the user's configs first: 9 fit, 3 do not
+    assert out.count("READ") == 9 and out.count("DENIED") == 3, out
+    local = home / ".gitconfig.local"
+    before = local.stat()
+    local.write_text(f"[github]\n\ttoken = {KEY}\n".ljust(before.st_size))  # same size,
+    os.utime(local, ns=(before.st_atime_ns, before.st_mtime_ns))  # the old time back
+    assert local.stat().st_size == before.st_size and local.stat().st_ino == before.st_ino
+    code, out = confined(root, "cat ~/.gitconfig.local")
+    assert KEY not in out and "token = [removed" in out

@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from swetui.agent.sandbox.git_includes import MAX_CONFIG_BYTES, closure, parsed
+from swetui.agent.sandbox.git_includes import MAX_CONFIG_BYTES, MAX_TOTAL_BYTES, closure, parsed
 from swetui.files import read_regular
 from swetui.secrets import TOKEN_VALUES, is_credential_name
 
@@ -181,9 +182,10 @@ def home_configs(home: str, environ: dict[str, str] | None = None) -> list[str]:
 
 def candidates(home: str, git_dirs: list[str]) -> list[str]:
     """Every config a confined command may read that can carry a credential, and the
-    configs git's configs include (`git_includes.closure`)."""
-    return list(dict.fromkeys([*SYSTEM_CONFIGS, *closure(
-        [*home_configs(home), *git_configs(git_dirs)], home)]))
+    configs git's configs include (`git_includes.closure`): the user's first (what is read
+    before each command is bounded: `MAX_TOTAL_BYTES`), then the repository's."""
+    return list(dict.fromkeys([*SYSTEM_CONFIGS, *closure(home_configs(home), home),
+                               *closure(git_configs(git_dirs), home)]))
 
 
 def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list[str]]:
@@ -192,27 +194,55 @@ def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list
     `scrub` cannot take out: `left_in`)."""
     pairs: list[list[str]] = []
     cover: list[str] = []
+    budget = MAX_TOTAL_BYTES
     for number, path in enumerate(dict.fromkeys(paths)):
         real = os.path.realpath(path)
-        if not os.path.isfile(real):
-            continue
         try:
-            data = read_regular(real, MAX_CONFIG_BYTES + 1)[0]
+            info = os.stat(real)
         except OSError:
-            continue  # not readable by swetui (or no longer a regular file): nor by the command
-        if len(data) > MAX_CONFIG_BYTES:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        mark = (real, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        if (known := _SCRUBBED.get(mark)) is None:
+            budget -= info.st_size
+            if info.st_size > MAX_CONFIG_BYTES or budget < 0:
+                cover.append(real)  # too large to read, or beyond what is read in all
+                continue
+            try:
+                data = read_regular(real, MAX_CONFIG_BYTES + 1)[0]
+            except OSError:
+                continue  # not readable by swetui (or no longer a regular file): nor by it
+            known = _judged(data)
+            if len(_SCRUBBED) >= 512:
+                _SCRUBBED.clear()
+            _SCRUBBED[mark] = known
+        clean, changed, covered = known
+        if covered:
             cover.append(real)
             continue
-        text = data.decode("utf-8", "surrogateescape")
-        clean = scrub(text)
-        if left_in(text, clean):
-            cover.append(real)
-            continue
-        if clean == text:
+        if not changed:
             continue
         copy = into / f"{number}-{os.path.basename(real)}"
         fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(clean.encode("utf-8", "surrogateescape"))
+            handle.write(clean)
         pairs.append([str(copy), real])
     return pairs, cover
+
+
+_SCRUBBED: dict[tuple[str, int, int, int, int], tuple[bytes, bool, bool]] = {}
+"""(path, inode, size, mtime, ctime) → `_judged`: a config unchanged since the last command
+is not read and scrubbed again (ctime: a write that puts the old mtime back still shows)."""
+
+
+def _judged(data: bytes) -> tuple[bytes, bool, bool]:
+    """(the scrubbed copy, whether it differs, whether the config is to be covered: too
+    large, or a credential scrubbing leaves in) of a config's bytes."""
+    if len(data) > MAX_CONFIG_BYTES:
+        return b"", False, True
+    text = data.decode("utf-8", "surrogateescape")
+    clean = scrub(text)
+    if left_in(text, clean):
+        return b"", False, True
+    return clean.encode("utf-8", "surrogateescape"), clean != text, False
