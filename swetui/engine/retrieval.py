@@ -21,6 +21,7 @@ from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState, Layer, Origin, Source
 from swetui.engine.payloads import FilePayload, GrepPayload, ShortlistPayload
 from swetui.engine.retrieval_grep import SCAN_SECONDS, grep, listing
+from swetui.engine.retrieval_named import count_lines, named_places
 from swetui.engine.retrieval_shortlist import Places, shortlist
 from swetui.engine.retrieval_spans import FoundHits, Keep, found_hits, span_title, symbol_spans
 from swetui.engine.retrieval_wrappers import follow_wrappers
@@ -34,9 +35,7 @@ from swetui.files import (
     Refuse,
     SecretRule,
     file_kind,
-    line_count,
     read_error,
-    read_regular,
     refusal,
     source_lines,
 )
@@ -52,7 +51,6 @@ WHOLE_NAMED_LINES = 150
 """A named file longer than this in which the map finds what the request asks about
 (`In httpx/_urlparse.py, where are '..' segments dropped?`) is sent as those spans (their
 note says how to read the rest), not whole."""
-MAX_COUNT_BYTES = 32_000_000
 TASK_TOKENS = 51_200
 """The task layer's budget when the engine has none (20% of a 256k window)."""
 FOUND_TOKENS = 8_000
@@ -212,18 +210,26 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
     ranker = SemanticRanker(root, semantic, mapped=symbols.by_file,
                             secrets=exclude if isinstance(exclude, SecretRule) else None) \
         if symbols is not None and semantic is not None else None
+    prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
     if symbols is not None:
-        prose = _PATH.sub(lambda m: " " if _is_path(m.group(0), named) else m.group(0), text)
         mapped = follow_wrappers(root, symbols, keep(found_hits(symbols, prose, named, ranker,
                                                                  weights)), excluded)
         found_spans = list(symbol_spans(root, symbols, prose, mapped, exclude=excluded))
         places = shortlist(root, symbols, mapped, excluded)
     spanned = {span.path for span, _body in found_spans} | set(places.paths if places else ())
+    listed: list[Places] = []
     for rel in named[:MAX_NAMED_FILES]:
-        lines = count_lines(root / rel) if rel in spanned else 0
-        if lines > WHOLE_NAMED_LINES:  # the parts asked about, not the whole file
+        lines = count_lines(root / rel) if spanned else 0
+        if lines > WHOLE_NAMED_LINES and rel in spanned:  # the parts asked about
             result.notes.append(f"{rel}: the parts the request asks about, not all "
                                 f"{lines:,} lines")
+            continue
+        # the question found its answer elsewhere: this file's likeliest places, not its head
+        inside = named_places(root, symbols, prose, rel, ranker, weights, excluded) \
+            if lines > WHOLE_NAMED_LINES and symbols is not None else None
+        if inside is not None:
+            result.notes.append(f"{rel}: its likeliest places, not its {lines:,} lines")
+            listed.append(inside)
             continue
         _read_named(root, rel, max_file_bytes, make, result, refuse)
     paths = {m.group(0) for m in _PATH.finditer(text)}
@@ -250,6 +256,9 @@ def retrieve(root: Path, text: str, engine: ContextEngine, *, turn: int, max_hit
             found += 1
             make(ItemKind.SHORTLIST, places.title, places.block, None,
                  ShortlistPayload(paths=places.paths))
+        for inside in listed:
+            make(ItemKind.SHORTLIST, inside.title, inside.block, None,
+                 ShortlistPayload(paths=inside.paths))
         if ranker is not None and ranker.notice:
             result.notes.append(ranker.notice)
     terms = [] if found else search_terms(text, set(named) | paths)
@@ -345,17 +354,6 @@ def _read_named(root: Path, rel: str, max_bytes: int, make: Callable[..., bool],
                                     f"), lines 1-{len(shown):,} of {of} shown. Read on with "
                                     f"{how}]")
     make(ItemKind.FILE, f"{rel}{note}", text, rel, FilePayload(mtime_ns=loaded.mtime_ns))
-
-
-def count_lines(path: Path, limit: int = MAX_COUNT_BYTES) -> int:
-    """Lines of a file (0 when it cannot be read or is larger than `limit`)."""
-    try:
-        data, size = read_regular(path, limit + 1, follow_symlinks=False)
-    except OSError:
-        return 0
-    if size > limit:
-        return 0
-    return line_count(data)
 
 
 def _summary(result: RetrievalResult, terms: list[str]) -> str:
