@@ -166,10 +166,6 @@ def _where_raised(index: SymbolIndex, hits: list[Hit], text: str) -> list[Hit]:
     return kept
 
 
-_WHICH = {"used": "its first and those saying the request's rarest words",
-          "message": "its first and the raise", "raises": "its first and the raise"}
-
-
 def _secondary(hit: Hit, lines: list[str], weigh: Callable[[str], float],
                messages: int) -> Callable[[int], float] | None:
     """How to weigh the lines of a hit beside the answer (what a hit uses or sits next to,
@@ -264,7 +260,7 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, hits: Iterable[Hit],
                 inside = [n for n in chosen
                           if hit.definition.start <= n <= hit.definition.end]
                 if len(inside) < size:
-                    reason += f"; {len(inside)} of its {size} lines: {_WHICH[hit.how]}"
+                    reason += f"; {len(inside)} of its {size} lines"
             if hit.alike:
                 reason += f"; alike, not shown: {', '.join(hit.alike)}"
         else:

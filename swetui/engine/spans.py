@@ -131,12 +131,13 @@ def render(span: Span, text: list[str]) -> str:
         previous = number
     shown = len(lines)
     why = "; ".join(dict.fromkeys(span.reasons))
-    if shown == total:
-        return "\n".join([f"{span.path}: all {total:,} lines ({why}).", *body])
-    last = lines[-1] if lines else 0
     # Said once, as briefly as it can be said: every token of a note is sent for no line
-    # of code (read_file's own schema says what its offset is).
+    # of code (the element the block is sent in names its file, `source="…"`, and
+    # read_file's own schema says what its offset is).
+    if shown == total:
+        return "\n".join([f"All {total:,} lines ({why}).", *body])
+    last = lines[-1] if lines else 0
     on = f"offset={last + 1}" if last < total else "offset=1"
-    head = (f"{span.path}: {shown:,} of {total:,} lines shown ({why}); "
+    head = (f"{shown:,} of {total:,} lines shown ({why}); "
             f"read_file(path={span.path!r}, {on}) reads on.")
     return "\n".join([head, *body])

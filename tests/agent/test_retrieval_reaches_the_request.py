@@ -193,7 +193,7 @@ async def test_the_described_definition_reaches_the_first_request_once_as_a_cut_
         # The definition, numbered, under the line saying what of the file is shown.
         assert DEFINITION in first.context
         total = BILLING.count("\n")
-        assert "shop/billing.py: " in first.context
+        assert 'source="shop/billing.py">' in first.context  # the file, named once
         assert f"of {total} lines shown" in first.context
         assert "def export_ledger_csv" not in first.context  # a span, not the whole file
         retrieved = [item for item in session.engine

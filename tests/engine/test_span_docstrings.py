@@ -58,7 +58,7 @@ def test_a_class_shows_its_docstrings_first_paragraph_and_its_code(tmp_path: Pat
     lines = item.content.split("\n")
     gap = lines.index(f"{5:>6}\t{source[4]}") + 1
     assert lines[gap].strip() == "…"  # the cut is marked where it is
-    assert re.match(rf"store\.py: {len(shown)} of {len(KEYED.splitlines())} lines shown", lines[0])
+    assert re.match(rf"{len(shown)} of {len(KEYED.splitlines())} lines shown", lines[0])
     assert "read_file(path='store.py'" in lines[0]  # and says how to read on
 
 
