@@ -26,7 +26,7 @@ HOME_SECRETS = (*sorted(CREDENTIAL_DIRS), ".config/gcloud", ".config/gh", ".conf
 def home_secrets() -> list[str]:
     """HOME_SECRETS as absolute paths in the current user's home (asked each time: the home
     can change). Joined as strings: `secret_target` asks for them for every path it
-    judges, and 46 pathlib joins a call were 2.4 s of a 10,000-file map's start."""
+    judges, and 46 pathlib joins a call were 1.9 s of a 10,000-file map's start."""
     return list(_in_home(str(Path.home())))
 
 
