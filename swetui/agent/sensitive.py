@@ -17,7 +17,18 @@ CREDENTIAL_NAMES = frozenset({
     "credentials", "credentials.json", "credentials.yml", "credentials.yaml",
     ".git-credentials", ".netrc", ".pgpass", ".npmrc", ".pypirc", ".htpasswd",
     "secrets.json", "secrets.yml", "secrets.yaml", "secrets.toml", "token.json",
+    # tools' own credential files, kept in a project as often as in the home
+    ".my.cnf", ".mylogin.cnf", ".s3cfg", ".boto", ".dockercfg", ".vault-token", "rclone.conf",
+    ".terraformrc", "terraform.rc", "credentials.tfrc.json", "kubeconfig", ".kubeconfig",
+    "auth.json", "service-account.json", "service_account.json", "vault_pass.txt",
+    ".vault_pass", ".vault-pass", ".vault_password",
 })
+SECRET_SUFFIXES = (".tfstate", ".tfstate.backup")
+"""Terraform's state: every attribute of every resource in plain text, passwords and keys
+included (Terraform's own documentation says to treat it as sensitive)."""
+_SERVICE_KEY = re.compile(r"service[-_]?account|adminsdk")
+"""A cloud service account's key file (`my-app-firebase-adminsdk-x1.json`,
+`service-account-prod.json`): a private key in JSON."""
 # Templates meant to be read and committed, not secrets.
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
 CREDENTIAL_STEMS = (".netrc", ".pgpass", ".git-credentials", ".htpasswd")
@@ -43,11 +54,16 @@ def is_secret_file(rel: str) -> bool:
         return True
     if name.endswith(KEY_SUFFIXES) or name.startswith(KEY_PREFIXES):
         return not name.endswith(".pub")
-    if name in CREDENTIAL_NAMES or name.startswith(CREDENTIAL_STEMS):
+    if name in CREDENTIAL_NAMES or name.startswith(CREDENTIAL_STEMS) or \
+            name.endswith(SECRET_SUFFIXES) or _service_key(name):
         return True
     if _secret_data(name):
         return True
     return any(part in CREDENTIAL_DIRS for part in parts[:-1])
+
+
+def _service_key(name: str) -> bool:
+    return name.endswith(".json") and _SERVICE_KEY.search(name) is not None
 
 
 def _secret_data(name: str) -> bool:
@@ -78,7 +94,8 @@ def protected_path_reason(rel: str | None) -> str | None:
     if name.endswith(KEY_SUFFIXES) or name.startswith(KEY_PREFIXES):
         return f"writes a key file ({parts[-1]})"
     if name in CREDENTIAL_NAMES or any(part in CREDENTIAL_DIRS for part in lowered[:-1]) \
-            or name.startswith(CREDENTIAL_STEMS) or _secret_data(name):
+            or name.startswith(CREDENTIAL_STEMS) or _secret_data(name) \
+            or name.endswith(SECRET_SUFFIXES) or _service_key(name):
         return f"writes a credentials file ({rel})"
     return None
 

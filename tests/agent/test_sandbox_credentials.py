@@ -140,3 +140,23 @@ def test_a_config_including_a_fifo_does_not_stop_the_sandbox(tmp_path: Path) -> 
          str(tmp_path / "home"), str(git_dir)], capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0, listed.stderr
     assert str(git_dir / "pipe") in listed.stdout  # named, so a later regular file is covered
+
+
+@confinable
+def test_terraform_state_and_tools_credential_files_in_the_workspace_are_covered(
+        tmp_path: Path) -> None:
+    """Terraform's state holds every resource's attributes (a database password among
+    them) in plain text; `.my.cnf`, `.s3cfg`, `.vault-token`, a service account's key
+    file hold credentials by design. A confined `cat` printed them (found attacking)."""
+    root = tmp_path / "ws"
+    (root / "infra").mkdir(parents=True)
+    (root / "infra" / "terraform.tfstate").write_text(
+        f'{{"resources": [{{"instances": [{{"attributes": {{"password": "{KEY}"}}}}]}}]}}\n')
+    (root / ".my.cnf").write_text(f"[client]\npassword = {KEY}\n")
+    (root / ".vault-token").write_text(f"{KEY}\n")
+    (root / "shop-firebase-adminsdk-x1.json").write_text(f'{{"private_key": "{KEY}"}}\n')
+    (root / "main.tf").write_text('resource "aws_db_instance" "shop" {}\n')
+    code, out = confined(root, "cat infra/terraform.tfstate .my.cnf .vault-token "
+                               "shop-firebase-adminsdk-x1.json main.tf; grep -r password .")
+    assert KEY not in out
+    assert "aws_db_instance" in out  # the configuration itself is read
