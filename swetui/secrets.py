@@ -203,14 +203,22 @@ _BASIC = re.compile(r"(?P<scheme>\b[Bb][Aa][Ss][Ii][Cc]\s+)(?P<encoded>[A-Za-z0-
 
 def encoded_forms(value: str) -> list[str]:
     """The forms other than `value` itself in which a program prints it unasked: escaped in
-    JSON, percent-encoded in a URL (`%2F`, `%2f`, `/` kept or not, a space as `+`). Each
-    costs every tool result one more substring test, so only forms that differ."""
+    JSON, percent-encoded in a URL (`%2F`, `%2f`, `/` kept or not, a space as `+`, and the
+    characters each URL library keeps as they are: `URL_KEPT`). Each costs every tool result
+    one more substring test, so only forms that differ."""
     forms = [json.dumps(value)[1:-1]]
     if not _UNRESERVED.fullmatch(value):
         strict = urllib.parse.quote(value, safe="")
         forms += [strict, _HEX.sub(lambda hexa: hexa.group(0).lower(), strict),
-                  urllib.parse.quote(value), urllib.parse.quote_plus(value, safe="")]
+                  urllib.parse.quote(value), urllib.parse.quote_plus(value, safe=""),
+                  *(urllib.parse.quote(value, safe=kept) for kept in URL_KEPT)]
     return [form for form in dict.fromkeys(forms) if form != value]
+
+
+URL_KEPT = ("$&+,;=", "!'()*", "!$&'()*+,")
+"""Characters URL libraries leave unencoded in a password, beyond letters, digits and `-._~`:
+Go's `url.UserPassword`, JavaScript's `encodeURIComponent`, the WHATWG URL (Node, browsers).
+A DSN a Go or Node program prints shows `p&ss!w0rd%40db` where Python shows `p%26ss%21…`."""
 
 
 _UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")

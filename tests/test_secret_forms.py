@@ -69,3 +69,17 @@ def test_no_printed_form_of_a_secret_survives(secret: str) -> None:
     for form in [secret, *encoded_forms(secret)]:
         assume(form not in LABEL.format(name="SECRET_0"))
         assert form not in store.redact(f"before {form} after"), form
+
+
+def test_a_password_percent_encoded_by_go_javascript_or_a_browser_url_is_redacted() -> None:
+    """Each URL library keeps a different set of characters as they are in a password:
+    Go's url.UserPassword keeps `$&+,;=`, JavaScript's encodeURIComponent `!'()*`, the
+    WHATWG URL (Node, browsers) `!$&'()*+,`. A DSN printed by a Go or Node program showed
+    a password with any of them (`Tr0ub4dor&3!x%40y(z)`) readably: only Python's forms
+    were known."""
+    secret = "Tr0ub4dor&3!x@y(z)*'+,;=$"
+    store = store_of(secret)
+    for keeps in ("$&+,;=", "!'()*", "!$&'()*+,"):
+        printed = f"dial postgres://app:{urllib.parse.quote(secret, safe=keeps)}@db:5432/app"
+        assert store.redact(printed) == "dial postgres://app:[redacted: SECRET_0]@db:5432/app", \
+            (keeps, store.redact(printed))
