@@ -30,6 +30,7 @@ from swetui.engine.symbols.lookup import (
     Scored,
     candidates,
     file_weight,
+    place_share,
     request_of,
 )
 from swetui.engine.symbols.semantic import MODEL
@@ -282,3 +283,51 @@ def test_the_heading_tells_the_model_arguments_read_file_takes() -> None:
     assert call is not None
     names = [part.split("=")[0].strip() for part in call.group(1).split(",")]
     ReadFileArgs(**{name: ("src/a.py" if name == "path" else 517) for name in names})
+
+
+VALIDATORS = {
+    f"{name.lower()}s.py": f"""
+class {name}:
+    def validate(self, data):
+        \"\"\"Check that the {what}.\"\"\"
+        if {test}:
+            raise ValueError("bad {field}")
+"""
+    for name, what, test, field in (
+        ("User", "e-mail address is well formed", '"@" not in data["email"]', "email"),
+        ("Order", "order's quantity is positive", 'data["quantity"] <= 0', "quantity"),
+        ("Item", "item's price is not negative", 'data["price"] < 0', "price"))}
+
+
+def test_a_method_and_its_class_are_one_place_not_a_doubt(tmp_path: Path) -> None:
+    """Three classes of one `validate` each: the request's method ranks first and its own
+    class second (0.67 of the probability alone). Both are one block of code to read, so
+    the request gets that code; it got a shortlist naming that method only."""
+    index = mapped_workspace(tmp_path, VALIDATORS)
+    found = retrieve(tmp_path, "what rejects an order with zero quantity?", ContextEngine(),
+                     turn=1, symbols=index, semantic=MODEL)
+    assert [item.kind for item in found.items] == [ItemKind.SPAN], found.summary
+    assert 'if data["quantity"] <= 0:' in found.items[0].content
+
+
+_PLACES = st.lists(st.tuples(st.floats(-5.0, 5.0), st.sampled_from(["a.py", "b.py"]),
+                             st.integers(1, 30), st.integers(0, 10)), min_size=1, max_size=8)
+
+
+@given(_PLACES)
+def test_the_first_places_share_is_the_first_ones_plus_what_lies_around_or_inside_it(
+        places: list[tuple[float, str, int, int]]) -> None:
+    """Law: the first pick's place holds at least the first's share and at most all of it;
+    exactly the first's share when the others are elsewhere (another file), and all of it
+    when every other candidate lies inside the first."""
+    chosen = [(score, rel, Definition(f"d{n}", f"d{n}", "function", start, start + length))
+              for n, (score, rel, start, length) in enumerate(places)]
+    first = first_share([score for score, _r, _d in chosen])
+    assert first - 1e-9 <= place_share(chosen) <= 1 + 1e-9
+    best = max(chosen, key=lambda candidate: candidate[0])
+    elsewhere = [best, *((score, "other.py", d) for score, _r, d in chosen if d is not best[2])]
+    assert math.isclose(place_share(elsewhere), first, rel_tol=1e-9)
+    around = Definition("outer", "outer", "class", 1, 100)
+    inside = [(best[0] + 1.0, best[1], around), *chosen]
+    assert math.isclose(place_share(inside), 1.0) or any(
+        rel != best[1] for _s, rel, _d in chosen)

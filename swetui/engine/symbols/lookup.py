@@ -6,6 +6,7 @@ names, docstrings, comments and identifiers best match the behaviour it describe
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -215,7 +216,7 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
     else:
         chosen = learned_ranking.ordered(index, request_of(scores), top, cosines, file_weight,
                                          weights)
-        if learned_ranking.first_share([score for score, _r, _d in chosen]) < SURE:
+        if place_share(chosen) < SURE:
             return _shortlisted(index, chosen, scores)
         floor = chosen[0][0] - weights.margin
     hits: list[Hit] = []
@@ -242,6 +243,21 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
         covered |= said
         hits.append(Hit(rel, definition, definition.start, score, "matches the description"))
     return hits
+
+
+def place_share(chosen: list[Scored]) -> float:
+    """The share of the candidates' probability (`learned_ranking.first_share`) held by the
+    first pick's place: the first and the candidates around or inside it, one block of code
+    to read (a method and its class: a shortlist lists them once, `_within_one_of`). A
+    method whose class ranked second held 0.67 of 'what rejects an order with zero
+    quantity?' alone, and the request got a shortlist naming that method only."""
+    if not chosen:
+        return 0.0
+    top = max(score for score, _r, _d in chosen)
+    _s, first_rel, first = next(candidate for candidate in chosen if candidate[0] == top)
+    weights = [(math.exp(score - top), rel == first_rel and _nested(first, definition))
+               for score, rel, definition in chosen]
+    return sum(weight for weight, one in weights if one) / sum(weight for weight, _ in weights)
 
 
 def _shortlisted(index: SymbolIndex, chosen: list[Scored], scores: Relevance) -> list[Hit]:
