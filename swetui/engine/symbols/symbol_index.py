@@ -66,10 +66,12 @@ def patched(index: SymbolIndex,
     put in. The tables are copied, never changed in place, so a look-up running on the old
     index is not disturbed. File ranks are kept (a new file ranks last) until the next full
     index: one file moves a repository's ranking little."""
-    new = SymbolIndex(by_name=dict(index.by_name), by_file=dict(index.by_file),
-                      document_frequency=dict(index.document_frequency),
-                      definitions=index.definitions, file_rank=dict(index.file_rank),
-                      referenced=dict(index.referenced))
+    new = SymbolIndex(by_name=index.by_name.copy(), by_file=index.by_file.copy(),
+                      document_frequency=index.document_frequency.copy(),
+                      definitions=index.definitions, file_rank=index.file_rank.copy(),
+                      referenced=index.referenced.copy())
+    # .copy(), not dict(…): once a patch has removed a key, dict(…) copies entry by entry
+    # (80-190 ms for the 10,000-file map's names and stems), .copy() clones the table
     for rel, old, symbols in changes:
         if old is not None:
             new.by_file.pop(rel, None)
