@@ -50,6 +50,22 @@ class ChildFailed(Exception):
     """The child ended without finishing the build; the message says how, in a line."""
 
 
+def child_environment(root: Path) -> dict[str, str]:
+    """The commands' environment, with no PYTHONPATH entry inside the workspace (`export
+    PYTHONPATH=$PWD/src` is common): a confined command may write there, and a `json.py` it
+    planted in `src/` was imported by the next child, unconfined (found attacking). The
+    child imports swetui from where it is installed."""
+    env = scrubbed_environment()
+    real_root = os.path.realpath(root)
+    kept = [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep)
+            if os.path.isabs(entry) and os.path.realpath(entry) != real_root
+            and not os.path.realpath(entry).startswith(real_root.rstrip("/") + "/")]
+    env.pop("PYTHONPATH", None)
+    if kept:
+        env["PYTHONPATH"] = os.pathsep.join(kept)
+    return env
+
+
 async def build_in_child(root: Path, cache_path: Path, first: Iterable[str],
                          on_progress: Callable[[int, int], None] = lambda _n, _m: None,
                          stall: float = STALL) -> None:
@@ -62,7 +78,7 @@ async def build_in_child(root: Path, cache_path: Path, first: Iterable[str],
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-P", "-c", RUN, str(root), str(cache_path),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=scrubbed_environment(), cwd="/")
+            stderr=asyncio.subprocess.PIPE, env=child_environment(root), cwd="/")
     except OSError as exc:
         raise ChildFailed(f"could not start ({exc.strerror or exc})") from exc
     assert process.stdin is not None and process.stdout is not None

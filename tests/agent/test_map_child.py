@@ -183,3 +183,18 @@ async def test_a_module_planted_in_the_workspace_is_not_run_by_the_child(
     assert not ran.exists()
     assert {"settle_balance", "connect"} <= names(repo)
     assert parsed_here == [] and notices == []  # the child still built the map
+
+
+async def test_a_module_planted_where_pythonpath_points_in_the_workspace_is_not_run(
+        workspace, parsed_here, monkeypatch):
+    """`export PYTHONPATH=$PWD/src`: a confined command can write `src/json.py`, and the
+    next child imported it before the standard library's, unconfined (found attacking)."""
+    ran = workspace.parent / "ran-src-json"
+    (workspace / "src").mkdir(exist_ok=True)
+    (workspace / "src" / "json.py").write_text(f"open({str(ran)!r}, 'w').close()\n")
+    monkeypatch.setenv("PYTHONPATH", str(workspace / "src"))
+    repo, notices = await built(workspace)
+    assert not ran.exists()
+    assert {"settle_balance", "connect"} <= names(repo)
+    assert parsed_here == [] and notices == []  # the child still built the map
+
