@@ -1,5 +1,5 @@
 """Every labelled set of the retrieval benchmark (the development sets and the sealed held-out
-sets 13 and 14) names pinned projects and what each request needs, and every needed definition is
+set 14) names pinned projects and what each request needs, and every needed definition is
 where its label says, read with the standard library's `ast` (`needed()`), never with the
 map under test. A project whose sdist is not unpacked in the benchmark's cache is skipped
 (nothing is downloaded here), and the skip names it. Failures name a request by its
@@ -15,9 +15,8 @@ import pytest
 from bench.retrieval_projects import DEVELOPMENT_SETS, cache_dir, labels, needed, project_root
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
-HELD_OUT_13 = BENCH / "retrieval_labels_heldout13.json"
 HELD_OUT_14 = BENCH / "retrieval_labels_heldout14.json"
-SEALED = [("held out 13", HELD_OUT_13), ("held out 14", HELD_OUT_14)]
+SEALED = [("held out 14", HELD_OUT_14)]
 """Written blind, never run yet: each is checked here for its format, never run."""
 SETS = [*DEVELOPMENT_SETS, *SEALED]
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)$")
