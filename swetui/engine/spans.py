@@ -137,7 +137,6 @@ def render(span: Span, text: list[str]) -> str:
     if shown == total:
         return "\n".join([f"All {total:,} lines ({why}).", *body])
     last = lines[-1] if lines else 0
-    on = f"offset={last + 1}" if last < total else "offset=1"
-    head = (f"{shown:,} of {total:,} lines shown ({why}); "
-            f"read_file(path={span.path!r}, {on}) reads on.")
+    on = f"offset={last + 1}) reads on" if last < total else "offset=1) reads from the top"
+    head = f"{shown:,} of {total:,} lines shown ({why}); read_file(path={span.path!r}, {on}."
     return "\n".join([head, *body])

@@ -106,3 +106,6 @@ def test_a_span_note_says_how_to_read_on_in_one_call_read_file_takes(
     assert calls[0] == f"path='pkg/a b.py', offset={after}", head
     # the element the block is sent in names the file (source="…"): the note does not again
     assert head.startswith(f"{len(shown):,} of {total:,} lines shown (f: named)"), head
+    # and says what that call reads: on past the span, or the file from its top when the
+    # span reaches the file's end (offset=1 then reads what is before it, not on)
+    assert head.endswith(" reads on." if max(shown) < total else " reads from the top."), head
