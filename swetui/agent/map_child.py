@@ -5,10 +5,12 @@ the map from it as a restart does.
 
 `run` (`python -c RUN ROOT CACHE`) reads one JSON line on its standard input (the files in
 context, parsed first, and the values to redact, as this session redacts them: they never
-pass through the environment or the command line), prints `progress N M` as it goes and
-`done` at the end. It runs with the environment commands get (no API keys), and ends when
-its standard input closes (the session ended or was killed). A child that fails or is killed
-loses nothing: the files it wrote are in the cache, and the session parses the rest itself."""
+pass through the environment or the command line), prints `progress N M` as it goes,
+`working` at least every `BEAT` seconds while it writes the cache and ranks the files (as
+long as it has used CPU since the last line), and `done` at the end. It runs with the
+environment commands get (no API keys), and ends when its standard input closes (the
+session ended or was killed). A child that fails or is killed loses nothing: the files it
+wrote are in the cache, and the session parses the rest itself."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from swetui.agent.sandbox.secret_files import secret_files
 from swetui.agent.tools.shell import scrubbed_environment
@@ -39,11 +42,12 @@ STDERR_KEPT = 2_000
 """Characters of a failed child's error output kept for the log."""
 STALL = 60.0
 """Seconds the child may go without a line (it prints one at least each `BEAT` while it
-parses, and before it ranks the files) before it is taken for stuck, killed and the build
-done in the session: a file that hangs the parser must not leave the session without a
-map for the rest of its life."""
+parses, and while it writes the cache and ranks the files if it works at them) before it
+is taken for stuck, killed and the build done in the session: a file that hangs the parser
+must not leave the session without a map for the rest of its life, and a ranking longer
+than this (a very large workspace under load) must not be thrown away when nearly done."""
 BEAT = 1.0
-"""Seconds between two of the child's progress lines at most, while it parses."""
+"""Seconds between two of the child's lines at most, while it works."""
 
 
 class ChildFailed(Exception):
@@ -132,18 +136,67 @@ def _end_with_parent() -> None:
     os._exit(3)
 
 
+_SAYING = threading.Lock()
+
+
+def _say(line: str) -> None:
+    """One whole line to the session (the heartbeat's thread speaks too: one write each)."""
+    with _SAYING:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+def _main_thread_cpu() -> Callable[[], float]:
+    """A clock of the CPU time the main thread (the build) has used: the process's where a
+    thread's own clock is not to be had."""
+    try:
+        clock = time.pthread_getcpuclockid(threading.main_thread().ident or 0)
+        time.clock_gettime(clock)
+    except (AttributeError, OSError):
+        return time.process_time
+    return lambda: time.clock_gettime(clock)
+
+
+def _heartbeat(stop: threading.Event) -> None:
+    """Say `working` each BEAT seconds in which the build used CPU. Run once the files are
+    parsed: writing the cache and ranking them are bounded work on what was read, and may
+    outlast the session's limit on a very large workspace; a build blocked there (waiting
+    on a lock, a file) uses no CPU, says nothing and is still stopped. Never while it
+    parses: a file can hang the parser in a loop that uses CPU for ever."""
+    used = _main_thread_cpu()
+    last = used()
+    while not stop.wait(BEAT):
+        now = used()
+        if now > last:
+            _say("working")
+        last = now
+
+
 class _Reporting(SymbolMap):
     """The map, printing its progress whenever it publishes what it has read so far, and at
-    least every BEAT seconds (the session takes a silent child for stuck)."""
+    least every BEAT seconds (the session takes a silent child for stuck); once the files
+    are parsed (its first `save`), a heartbeat while it works."""
 
     _said = 0.0
+    _beating = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.done = threading.Event()
+        """Set when the child has finished: the heartbeat stops."""
 
     def _publish(self, files: dict, skipped: dict) -> None:  # type: ignore[type-arg]
         if len(files) - self._published >= self.publish_every or \
                 time.monotonic() - self._said >= BEAT:
             self._published = len(files)  # nothing is looked up here: no copies are made
             self._said = time.monotonic()
-            print(f"progress {len(files)} {self.total}", flush=True)
+            _say(f"progress {len(files)} {self.total}")
+
+    def save(self) -> None:
+        if not self._beating:  # the build's last write: every file is parsed
+            self._beating = True
+            threading.Thread(target=_heartbeat, args=(self.done,), daemon=True).start()
+        super().save()
 
 
 def main(argv: list[str]) -> int:
@@ -155,10 +208,11 @@ def main(argv: list[str]) -> int:
     symbols.build([str(rel) for rel in request.get("first", [])])
     if NOT_BUILT in symbols.notes:
         return 1
-    print("ranking", flush=True)  # a line: the ranking is not taken for a stuck child
+    _say("ranking")
     symbols.index()  # ranks the files and keeps the ranks in the cache: the session loading
     # the map then does not rank them (the ranking is the highest memory of a load)
-    print("done", flush=True)
+    symbols.done.set()
+    _say("done")
     return 0
 
 

@@ -3,7 +3,9 @@ the parser) is stopped after `map_child.STALL` seconds without progress, said in
 and the session builds the map itself; a child whose session dies (kill -9) ends too.
 
 The hanging child here is the real child (`map_child.run`: its progress lines, its watch on
-the session's end of standard input) with its parse of one file made to wait for ever."""
+the session's end of standard input) with its parse of one file made to wait for ever, or
+its ranking made to work (or to wait) past the limit: a long step after the parse is not
+taken for a stuck child, a blocked one still is."""
 
 from __future__ import annotations
 
@@ -120,3 +122,42 @@ def test_the_child_ends_when_the_session_is_killed(workspace, tmp_path_factory):
         session.send_signal(signal.SIGKILL)
         session.wait()
     assert ended(child), "the map's build process outlived the session killed with -9"
+
+
+def ranking(step: str) -> str:
+    """The child's command: the real child, whose ranking of the parsed files (the look-up
+    tables' build) first runs `step`, Python source using `stall`."""
+    return textwrap.dedent(f"""\
+        import sys, threading, time
+        from swetui.agent import map_child
+        from swetui.engine.symbols import symbol_map
+        build_index = symbol_map.build_index
+        stall = {STALL!r}
+        def slow(*args):
+            {step}
+            return build_index(*args)
+        symbol_map.build_index = slow
+        map_child.run(sys.argv[1:])
+        """)
+
+
+async def test_a_ranking_longer_than_the_limit_is_not_taken_for_a_stuck_child(
+        workspace, parsed_here, monkeypatch):
+    # the ranking works (uses CPU) for one and a half times the limit, saying nothing itself
+    monkeypatch.setattr(map_child, "RUN", ranking(
+        "until = time.monotonic() + 1.5 * stall\n"
+        "            while time.monotonic() < until: pass"))
+    repo, notices = await built(workspace, stall=STALL)
+    assert notices == []
+    assert {"settle_balance", "Auditor", "connect"} <= names(repo)
+    assert parsed_here == []  # the child's work kept: nothing parsed in the session
+
+
+async def test_a_child_blocked_after_parsing_is_still_stopped(
+        workspace, monkeypatch):
+    # the ranking waits for ever without using CPU (as on a lock): no progress, stopped
+    monkeypatch.setattr(map_child, "RUN", ranking("threading.Event().wait()"))
+    repo, notices = await built(workspace, stall=STALL)
+    assert len(notices) == 1
+    assert f"made no progress for {STALL:.0f} s and was stopped" in notices[0]
+    assert {"settle_balance", "Auditor", "connect"} <= names(repo)
