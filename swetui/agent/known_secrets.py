@@ -29,6 +29,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from swetui.agent.git_folder import why_not_git
 from swetui.agent.sandbox import WorkspaceTooLarge, secret_files
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tools.shell import scrubbed_environment
@@ -226,6 +227,12 @@ class KnownSecrets:
 
     def _history(self) -> None:
         try:
+            blocked = why_not_git(self.root)
+            if blocked is not None:  # git would wait on it for HISTORY_SECONDS
+                self.notice = f"git history was not read for secret values ({blocked}, " \
+                              "which git would wait on): a secret committed once may " \
+                              "show unredacted"
+                return
             listed = self._git("log", "--no-show-signature", "--all", "--reflog", "--format=",
                                "--name-only",
                                "--diff-filter=A", "--no-renames", "-z")

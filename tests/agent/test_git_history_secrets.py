@@ -6,6 +6,7 @@ before the model, the screen or the session log gets it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import threading
@@ -254,3 +255,50 @@ def test_history_is_read_when_the_workspace_is_a_folder_of_the_repository(
     store = SecretStore()
     KnownSecrets(tmp_path / "pkg", store).refresh()
     assert ROTATED in store.values()
+
+
+def stuck_on(fifo: Path, known: KnownSecrets) -> bool:
+    """Whether `known.refresh()` is still waiting after 60 s (a safety bound, not a
+    figure); it is then let go: a writer opens the FIFO, as often as git opens it."""
+    reading = threading.Thread(target=known.refresh, daemon=True)
+    reading.start()
+    reading.join(60)
+    stuck = reading.is_alive()
+    while reading.is_alive():
+        with contextlib.suppress(OSError):  # no reader at this moment
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reading.join(0.1)
+    return stuck
+
+
+@pytest.mark.parametrize("planted", ["HEAD", "refs/heads/planted"])
+def test_a_fifo_in_the_git_folder_does_not_hold_the_first_command(
+        leaky_history: Path, planted: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git opens `.git/HEAD` and each ref with a blocking open: a FIFO planted there kept
+    the history's git waiting for its whole time limit (20 s), and the first command with
+    it. git is not run on such a folder; the model is told why, the secret files are read."""
+    monkeypatch.setattr(known_secrets_module, "HISTORY_SECONDS", 3600.0)  # no limit here
+    fifo = leaky_history / ".git" / planted
+    fifo.unlink(missing_ok=True)
+    os.mkfifo(fifo)
+    (leaky_history / "prod.env").write_text(f"STRIPE_KEY={LIVE}\n")
+    store = SecretStore()
+    known = KnownSecrets(leaky_history, store)
+    assert not stuck_on(fifo, known)
+    assert LIVE in store.values()
+    assert known.notice is not None and f"{fifo} is a FIFO" in known.notice
+
+
+def test_a_fifo_in_the_common_git_folder_of_a_linked_worktree_is_found(
+        leaky_history: Path, tmp_path_factory: pytest.TempPathFactory,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A linked worktree's `.git` is a file naming its folder, whose `commondir` names the
+    main repository's: git reads the refs there too."""
+    monkeypatch.setattr(known_secrets_module, "HISTORY_SECONDS", 3600.0)
+    linked = tmp_path_factory.mktemp("linked") / "tree"
+    git(leaky_history, "worktree", "add", "-q", str(linked))
+    fifo = leaky_history / ".git" / "refs" / "tags" / "planted"
+    os.mkfifo(fifo)
+    known = KnownSecrets(linked, SecretStore())
+    assert not stuck_on(fifo, known)
+    assert known.notice is not None and "is a FIFO" in known.notice
