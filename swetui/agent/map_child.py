@@ -29,6 +29,7 @@ from typing import Any
 from swetui.agent.sandbox.secret_files import secret_files
 from swetui.agent.tools.shell import scrubbed_environment
 from swetui.engine.symbols.symbol_map import NOT_BUILT, SymbolMap
+from swetui.files import inside
 from swetui.secrets import STORE
 
 log = logging.getLogger(__name__)
@@ -60,10 +61,9 @@ def child_environment(root: Path) -> dict[str, str]:
     planted in `src/` was imported by the next child, unconfined (found attacking). The
     child imports swetui from where it is installed."""
     env = scrubbed_environment()
-    real_root = os.path.realpath(root)
+    real_root = Path(os.path.realpath(root))
     kept = [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep)
-            if os.path.isabs(entry) and os.path.realpath(entry) != real_root
-            and not os.path.realpath(entry).startswith(real_root.rstrip("/") + "/")]
+            if os.path.isabs(entry) and not inside(real_root, Path(os.path.realpath(entry)))]
     env.pop("PYTHONPATH", None)
     if kept:
         env["PYTHONPATH"] = os.pathsep.join(kept)

@@ -25,13 +25,20 @@ LIMIT = 8.0
 what the weights were fitted on (a 5,000-line function) does not decide alone."""
 
 
-def first_share(scores: Sequence[float]) -> float:
-    """The share of the candidates' probability the best of `scores` holds (the scores are
+def share(scores: Sequence[float], held: Sequence[bool]) -> float:
+    """The share of the candidates' probability held by those `held` marks (the scores are
     log-probabilities up to a constant: the ranking was fitted as a softmax over them)."""
     if not scores:
         return 0.0
     top = max(scores)
-    return 1.0 / sum(math.exp(value - top) for value in scores)
+    weights = [math.exp(value - top) for value in scores]
+    return sum(w for w, one in zip(weights, held, strict=True) if one) / sum(weights)
+
+
+def first_share(scores: Sequence[float]) -> float:
+    """The share of the candidates' probability the best of `scores` holds."""
+    best = scores.index(max(scores)) if scores else -1
+    return share(scores, [n == best for n in range(len(scores))])
 
 
 def score_rows(table: LinearRanking, found: Sequence[Sequence[float]]) -> list[float]:

@@ -6,7 +6,6 @@ names, docstrings, comments and identifiers best match the behaviour it describe
 from __future__ import annotations
 
 import copy
-import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -246,7 +245,7 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
 
 
 def place_share(chosen: list[Scored]) -> float:
-    """The share of the candidates' probability (`learned_ranking.first_share`) held by the
+    """The share of the candidates' probability (`learned_ranking.share`) held by the
     first pick's place: the first and the candidates around or inside it, one block of code
     to read (a method and its class: a shortlist lists them once, `_within_one_of`). A
     method whose class ranked second held 0.67 of 'what rejects an order with zero
@@ -255,9 +254,9 @@ def place_share(chosen: list[Scored]) -> float:
         return 0.0
     top = max(score for score, _r, _d in chosen)
     _s, first_rel, first = next(candidate for candidate in chosen if candidate[0] == top)
-    weights = [(math.exp(score - top), rel == first_rel and _nested(first, definition))
-               for score, rel, definition in chosen]
-    return sum(weight for weight, one in weights if one) / sum(weight for weight, _ in weights)
+    return learned_ranking.share([score for score, _r, _d in chosen],
+                                 [rel == first_rel and _nested(first, definition)
+                                  for _s, rel, definition in chosen])
 
 
 def _shortlisted(index: SymbolIndex, chosen: list[Scored], scores: Relevance) -> list[Hit]:
