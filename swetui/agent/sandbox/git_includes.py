@@ -15,6 +15,7 @@ import functools
 import os
 import re
 
+from swetui.agent.sandbox.mounts import under
 from swetui.files import read_regular
 
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -242,7 +243,7 @@ def closure(configs: list[str], home: str, *, follow: str | None = None) -> list
     seen = set(found)
     budget = MAX_TOTAL_BYTES
     for path in found:
-        if follow is not None and _under(os.path.realpath(path), follow):
+        if follow is not None and under(os.path.realpath(path), follow):
             continue
         try:
             budget -= os.stat(path).st_size
@@ -269,10 +270,7 @@ def user_included(configs: list[str], home: str, workspace: str) -> list[str]:
     granted = []
     for path in closure(configs, home, follow=real_workspace):
         real = os.path.realpath(path)
-        if os.path.isfile(real) and not _under(real, real_workspace) and real not in granted:
+        if os.path.isfile(real) and not under(real, real_workspace) and real not in granted:
             granted.append(real)
     return granted
 
-
-def _under(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
