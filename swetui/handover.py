@@ -24,6 +24,7 @@ import tomllib
 from collections.abc import Mapping
 
 from swetui.files import read_small_text
+from swetui.git_settings import GIT_CONFIG_VARIABLES, split_git_environment
 from swetui.paths import user_config_file
 from swetui.secrets import STORE, is_credential_name, is_secret_name, names_a_place
 
@@ -50,9 +51,11 @@ def configured_names(config_file: str | None = None) -> tuple[str, ...]:
 
 
 def secret_variables(environ: Mapping[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
-    """The variables of `environ` that are secrets (by name, or named in `extra`)."""
+    """The variables of `environ` that are secrets (by name, or named in `extra`), but for
+    git's settings (`GIT_CONFIG_KEY_0` is no key): `split_git_environment` judges those."""
     return {name: value for name, value in environ.items()
-            if value and name != MARKER and (name in extra or (
+            if value and name != MARKER and not GIT_CONFIG_VARIABLES.fullmatch(name) and (
+                name in extra or (
                 is_secret_name(name, value)
                 and (not names_a_place(name) or is_credential_name(name, value))))}
 
@@ -67,9 +70,12 @@ def start(*, execute: bool = True) -> str | None:
         warning = _receive(handed, extra)
     else:
         found = secret_variables(os.environ, extra)
+        git_kept, git_secrets = split_git_environment(os.environ, extra)
         STORE.load(found, redact=extra)
-        warning = _reexec(found) if found and execute else None
-    if STORE.names():
+        STORE.register_many(git_secrets)
+        warning = _reexec(found, git_kept, git_secrets) \
+            if (found or git_secrets) and execute else None
+    if STORE.names() or STORE.redacted():
         protect_memory()
     return warning
 
@@ -89,12 +95,18 @@ def protect_memory() -> bool:
         return False
 
 
-def _reexec(found: dict[str, str]) -> str:
-    payload = json.dumps({"variables": found}).encode("utf-8")
+def _reexec(found: dict[str, str], git_kept: dict[str, str],
+            git_secrets: list[tuple[str, str]]) -> str:
+    """Exec again without `found`, and with only `git_kept` of git's settings when some
+    carried a credential (`git_secrets`: redacted by the new image, as `found`'s are)."""
+    payload = json.dumps({"variables": found, "redacted": git_secrets}).encode("utf-8")
     if len(payload) > PIPE_LIMIT:
         return (f"the secret variables are too large to hand over ({len(payload):,} bytes); "
                 "they stay in swetui's environment, where a command you approve can read them")
-    environment = {name: value for name, value in os.environ.items() if name not in found}
+    environment = {name: value for name, value in os.environ.items() if name not in found
+                   and not (git_secrets and GIT_CONFIG_VARIABLES.fullmatch(name))}
+    if git_secrets:
+        environment.update(git_kept)
     read_end, write_end = os.pipe()
     try:
         os.write(write_end, payload)  # fits the pipe buffer: does not block
@@ -132,12 +144,17 @@ def _receive(handed: str, extra: tuple[str, ...]) -> str | None:
     finally:
         os.close(fd)
     try:
-        variables = json.loads(b"".join(chunks)).get("variables", {})
-        if not isinstance(variables, dict):
+        handed_over = json.loads(b"".join(chunks))
+        variables = handed_over.get("variables", {})
+        redacted = handed_over.get("redacted", [])
+        if not isinstance(variables, dict) or not isinstance(redacted, list):
             raise ValueError("not a mapping")
-    except (ValueError, AttributeError) as exc:
+        pairs = [(str(value), str(name)) for value, name in redacted]
+    except (ValueError, AttributeError, TypeError) as exc:
         return f"API keys could not be received (malformed hand-over: {exc})"
     STORE.load({str(name): str(value) for name, value in variables.items()}, redact=extra)
+    STORE.register_many(pairs)
     # A secret that is still in the environment (none, normally) is held and redacted too.
     STORE.load(secret_variables(os.environ, extra), redact=extra)
+    STORE.register_many(split_git_environment(os.environ, extra)[1])
     return None

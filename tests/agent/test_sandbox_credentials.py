@@ -160,3 +160,20 @@ def test_terraform_state_and_tools_credential_files_in_the_workspace_are_covered
                                "shop-firebase-adminsdk-x1.json main.tf; grep -r password .")
     assert KEY not in out
     assert "aws_db_instance" in out  # the configuration itself is read
+
+
+@confinable
+def test_a_known_token_under_a_setting_named_like_nothing_secret_is_not_shown(
+        tmp_path: Path) -> None:
+    """Found attacking: `[hub] user = ghp_…` (a tool's token under a plain name) was left in
+    the config a command reads, whole: the name rules saw no credential, and the command
+    printed the token. A known token format goes whatever the setting is called; git still
+    reads the rest of the config."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "-C", str(root), "init", "-q"], check=True)
+    with (root / ".git" / "config").open("a") as config:
+        config.write(f"[hub]\n\tuser = {KEY}\n[user]\n\tname = Ada Tester\n")
+    code, out = confined(root, "cat .git/config; git config --get user.name")
+    assert KEY not in out, out
+    assert code == 0 and "Ada Tester" in out, out

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from swetui.agent.sandbox import Sandbox, probe
-from swetui.agent.sandbox.scrubbed import git_config_environment
 from swetui.agent.tools.shell import scrubbed_environment
+from swetui.git_settings import split_git_environment
 
 TOKEN = "eC1hY2Nlc3MtdG9rZW46Z2hwX3BsYW50ZWRFTlZJUk9O"  # base64 of a user:token pair
 CI = {"GIT_CONFIG_COUNT": "3",
@@ -67,7 +67,7 @@ def test_the_kept_settings_are_numbered_from_zero_and_hold_no_credential(
     environ = {"GIT_CONFIG_COUNT": str(len(pairs))}
     for number, (key, value) in enumerate(pairs):
         environ |= {f"GIT_CONFIG_KEY_{number}": key, f"GIT_CONFIG_VALUE_{number}": value}
-    env = git_config_environment(environ)
+    env, redacted = split_git_environment(environ)
     count = int(env["GIT_CONFIG_COUNT"])
     assert set(env) == {"GIT_CONFIG_COUNT", *(f"GIT_CONFIG_{part}_{n}" for n in range(count)
                                               for part in ("KEY", "VALUE"))}
@@ -76,3 +76,13 @@ def test_the_kept_settings_are_numbered_from_zero_and_hold_no_credential(
     assert not any(key in ("http.extraheader", "github.token") or "pw-123456789" in value
                    for key, value in kept)
     assert ("user.name", "Ada") not in pairs or ("user.name", "Ada") in kept
+    # what is not kept is redacted: a credential setting's value, a URL's password
+    words = {word for word, _ in redacted}
+    for key, value in pairs:
+        if key in ("http.extraheader", "github.token") and len(value) >= 8:
+            assert value in words, (key, value)
+        if "pw-123456789" in value:
+            assert "pw-123456789" in words
+    assert not words & {"Ada", "store", "user.name", "remote.o.url"}
+    if not any(key in ("http.extraheader", "github.token") for key, _ in pairs):
+        assert "https://host/x" not in words  # a plain URL is no credential

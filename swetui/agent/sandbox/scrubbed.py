@@ -11,34 +11,19 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import stat
-from collections.abc import Mapping
 from pathlib import Path
 
 from swetui.agent.sandbox.git_includes import MAX_CONFIG_BYTES, MAX_TOTAL_BYTES, closure, parsed
 from swetui.files import read_regular
-from swetui.secrets import TOKEN_VALUES, is_credential_name
+from swetui.git_settings import USERINFO, credentials, secret_key, without_credential
+from swetui.secrets import TOKEN_VALUES
 
 REMOVED = "[removed by swetui's sandbox]"
 SYSTEM_CONFIGS = ("/etc/gitconfig", "/etc/pip.conf", "/etc/xdg/pip/pip.conf")
 HOME_CONFIGS = (".gitconfig", ".config/git/config")
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/\s@\"']+)@")
 _SETTING = re.compile(r"^(?P<key>\s*(?:\[[^\]\n]*\]\s*)?[A-Za-z][\w.-]*\s*[=:])(?P<value>.*)$")
 """`key = value`, also beside its section's header (`[http] extraheader = …`: git reads it)."""
-SECRET_KEYS = ("extraheader", "authorization", "oauthtoken", "password", "token", "secret")
-_HEADER_WORDS = ("authorization:", "bearer", "basic", "token")
-
-
-def _userinfo(match: re.Match[str]) -> str:
-    user = match.group("user")
-    if ":" in user or len(user) >= 20 or TOKEN_VALUES.search(user):
-        return match.group("scheme")  # `git@` or `deploy@` stays; a password or token goes
-    return match.group(0)
-
-
-def _secret_key(name: str) -> bool:
-    return any(word in name for word in SECRET_KEYS) or is_credential_name(name)
 
 
 def _continued(line: str) -> bool:
@@ -61,55 +46,10 @@ def _logical(text: str) -> list[list[str]]:
     return groups
 
 
-def carries_credential(key: str, value: str) -> bool:
-    """Whether the git setting `key` (`http.https://host/.extraheader`) set to `value`
-    holds a credential: named like one or a header, or a URL with a password or token in
-    its key (`url.https://ghp_…@github.com/.insteadof`) or value."""
-    if _secret_key(key.rsplit(".", 1)[-1].lower()):
-        return True
-    return any(_userinfo(match) != match.group(0)
-               for match in _USERINFO.finditer(f"{key} {value}"))
-
-
-GIT_CONFIG_VARIABLES = re.compile(r"GIT_CONFIG_(?:COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)")
-"""Settings given to git through the environment (`GIT_CONFIG_COUNT=1`,
-`GIT_CONFIG_KEY_0=http.extraheader`, `GIT_CONFIG_VALUE_0=AUTHORIZATION: basic …`; CI
-runners and containers set them), judged as a config's lines are."""
-
-
-def git_config_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """The `GIT_CONFIG_VARIABLES` of `environ` for a command: the settings without a
-    credential, numbered again from 0 (the rule for other variables judges names alone,
-    took `GIT_CONFIG_KEY_0` for a key and kept its value: git failed in every command with
-    "missing config key", and a header's token was in every command's environment)."""
-    env: dict[str, str] = {}
-    count = environ.get("GIT_CONFIG_COUNT", "")
-    if count.isdigit():
-        pairs = [(environ.get(f"GIT_CONFIG_KEY_{n}"), environ.get(f"GIT_CONFIG_VALUE_{n}"))
-                 for n in range(min(int(count), 1000))]
-        kept = [(key, value) for key, value in pairs if key is not None and value is not None
-                and not carries_credential(key, value)]
-        env["GIT_CONFIG_COUNT"] = str(len(kept))
-        for number, (key, value) in enumerate(kept):
-            env[f"GIT_CONFIG_KEY_{number}"] = key
-            env[f"GIT_CONFIG_VALUE_{number}"] = value
-    if "GIT_CONFIG_PARAMETERS" in environ:
-        try:
-            words = shlex.split(environ["GIT_CONFIG_PARAMETERS"])
-        except ValueError:
-            words = []  # git could not read it either
-        kept_words = [word for word in words
-                      if not carries_credential(*(word.split("=", 1) + [""])[:2])]
-        if kept_words:
-            env["GIT_CONFIG_PARAMETERS"] = " ".join(  # git reads only 'quoted' words
-                "'" + word.replace("'", "'\\''") + "'" for word in kept_words)
-    return env
-
-
 def scrub(text: str) -> str:
     """`text` (an ini-style config) without credentials: a URL's password or token user,
-    and the values of settings named like a credential or a header (with the lines a `\\`
-    continues them on, left empty)."""
+    and the values of settings named like a credential or a header or holding a known
+    token format (with the lines a `\\` continues them on, left empty)."""
     lines = []
     for group in _logical(text):
         first = group[0]
@@ -120,14 +60,17 @@ def scrub(text: str) -> str:
         if setting is not None:
             key = setting.group("key")
             name = re.split(r"[\].\s]", key.rstrip("=: \t").strip())[-1].lower()
-            secret = _secret_key(name) or \
-                _USERINFO.sub(_userinfo, whole) != whole and len(group) > 1
+            cleaned = USERINFO.sub(without_credential, whole)
+            # a known token format under any name (`[hub] user = ghp_…`) goes whole too
+            secret = secret_key(name) or TOKEN_VALUES.search(cleaned) is not None or \
+                cleaned != whole and len(group) > 1
         if secret and setting is not None:
             newline = first[len(first.rstrip("\r\n")):]
-            lines.append(f"{_USERINFO.sub(_userinfo, setting.group('key'))} {REMOVED}{newline}")
+            shown = USERINFO.sub(without_credential, setting.group("key"))
+            lines.append(f"{shown} {REMOVED}{newline}")
             lines += [line[len(line.rstrip("\r\n")):] for line in group[1:]]
             continue
-        lines += [_USERINFO.sub(_userinfo, line) for line in group]
+        lines += [USERINFO.sub(without_credential, line) for line in group]
     return "".join(lines)
 
 
@@ -135,15 +78,8 @@ def left_in(text: str, clean: str) -> bool:
     """Whether a credential git reads from the config `text` is still in `clean`, its
     scrubbed copy: a form `scrub` does not know (checked against git's own reading). Such a
     config is covered instead of copied."""
-    for name, value in parsed(text):
-        words = value.split() if _secret_key(name.rsplit(".", 1)[-1]) else []
-        words += [part for match in _USERINFO.finditer(f"{name} {value}")
-                  if _userinfo(match) != match.group(0)
-                  for part in match.group("user").split(":")]
-        if any(len(word) >= 8 and word.lower() not in _HEADER_WORDS and word in clean
-               for word in words):
-            return True
-    return False
+    return any(word in clean for name, value in parsed(text)
+               for word in credentials(name, value))
 
 
 MAX_SUBMODULES = 200

@@ -17,8 +17,8 @@ import time
 from typing import BinaryIO
 
 from swetui.agent.sandbox import SETUP_FAILED, Sandbox, WorkspaceTooLarge, setup_failure
-from swetui.agent.sandbox.scrubbed import GIT_CONFIG_VARIABLES, git_config_environment
 from swetui.agent.tools.base import ToolResult
+from swetui.git_settings import GIT_CONFIG_VARIABLES, split_git_environment
 from swetui.secrets import STORE, is_secret_name
 
 MAX_TIMEOUT = 600.0
@@ -41,7 +41,8 @@ def scrubbed_environment(environ: dict[str, str] | None = None) -> dict[str, str
     env = {name: value for name, value in source.items()
            if not is_secret_name(name, value) and name not in held
            and not GIT_CONFIG_VARIABLES.fullmatch(name)}
-    env.update(git_config_environment(source))  # git's settings, without credentials
+    # git's settings, without credentials (nor those `secret_env` names)
+    env.update(split_git_environment(source, tuple(held))[0])
     # Nothing may stop to wait for a human: no pagers, no credential prompts, no colours.
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", TERM="dumb",
                NO_COLOR="1")

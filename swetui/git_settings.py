@@ -1,0 +1,140 @@
+"""Which git settings carry a credential, judged the same in a config file (`swetui.agent.
+sandbox.scrubbed`) and in the environment, where CI runners and containers give git its
+settings (`GIT_CONFIG_COUNT=1`, `GIT_CONFIG_KEY_0=http.extraheader`, `GIT_CONFIG_VALUE_0=
+AUTHORIZATION: basic …`, and `GIT_CONFIG_PARAMETERS`). Those variables are not judged by
+their names (`GIT_CONFIG_KEY_0` holds "KEY" but is a setting's name): a setting without a
+credential stays for swetui and its commands as it was, one with a credential leaves both
+and its credential is redacted. Standard library only: the start-up handover imports it
+before anything else.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+
+from swetui.secrets import MIN_REDACTED, TOKEN_VALUES, is_credential_name
+
+SECRET_KEYS = ("extraheader", "authorization", "oauthtoken", "password", "token", "secret")
+"""Setting names (their last part, lowercase) whose values are credentials."""
+HEADER_WORDS = ("authorization:", "bearer", "basic", "token")
+"""The words of a header's value that are not its credential."""
+USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/\s@\"']+)@")
+GIT_CONFIG_VARIABLES = re.compile(r"GIT_CONFIG_(?:COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)")
+"""The variables that give git its settings through the environment."""
+MAX_SETTINGS = 1000
+
+
+def without_credential(match: re.Match[str]) -> str:
+    """A `USERINFO` match with a password or a token user taken out (`git@` or `deploy@`
+    stays)."""
+    user = match.group("user")
+    if ":" in user or len(user) >= 20 or TOKEN_VALUES.search(user):
+        return match.group("scheme")
+    return match.group(0)
+
+
+def secret_key(name: str) -> bool:
+    """Whether a setting called `name` (its last part, lowercase) holds a credential."""
+    return any(word in name for word in SECRET_KEYS) or is_credential_name(name)
+
+
+def credentials(key: str, value: str) -> list[str]:
+    """The parts of the setting `key` = `value` that are credentials, at least
+    `MIN_REDACTED` long: the value of a setting named like one (whole, and its words but a
+    header's), a URL's password or token user, a known token format."""
+    words = [value, *value.split()] if secret_key(key.rsplit(".", 1)[-1].lower()) else []
+    words += [match.group("user").split(":", 1)[-1]
+              for match in USERINFO.finditer(f"{key} {value}")
+              if without_credential(match) != match.group(0)]
+    words += [match.group(0) for match in TOKEN_VALUES.finditer(f"{key} {value}")]
+    return [word for word in dict.fromkeys(words)
+            if len(word) >= MIN_REDACTED and word.lower() not in HEADER_WORDS]
+
+
+def carries_credential(key: str, value: str) -> bool:
+    """Whether the git setting `key` (`http.https://host/.extraheader`) set to `value`
+    holds a credential: named like one or a header, a URL with a password or token in its
+    key (`url.https://ghp_…@github.com/.insteadof`) or value, or a known token format."""
+    if secret_key(key.rsplit(".", 1)[-1].lower()):
+        return True
+    return any(without_credential(match) != match.group(0)
+               for match in USERINFO.finditer(f"{key} {value}")) or \
+        TOKEN_VALUES.search(f"{key} {value}") is not None
+
+
+def split_git_environment(environ: Mapping[str, str], extra: tuple[str, ...] = ()
+                          ) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """(the `GIT_CONFIG_VARIABLES` to keep: the settings of `environ` without a credential,
+    numbered again from 0; (credential, variable it came from) for the others, to redact).
+    A setting whose variable is named in `extra` (`secret_env`) is a credential whole; a
+    variable git does not read (beyond `GIT_CONFIG_COUNT`, or unparseable) is not kept."""
+    count = environ.get("GIT_CONFIG_COUNT", "")
+    numbers = range(min(int(count), MAX_SETTINGS)) if count.isdigit() else range(0)
+    kept_pairs: list[tuple[str, str]] = []
+    secrets: list[tuple[str, str]] = []
+    for name, text in environ.items():  # stray ones: git reads none of them
+        suffix = name.rpartition("_")[2]
+        if name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")) and \
+                GIT_CONFIG_VARIABLES.fullmatch(name) and int(suffix) not in numbers:
+            stray = environ.get(f"GIT_CONFIG_KEY_{suffix}", "")
+            secrets += _labelled(*((text, "") if "_KEY_" in name else (stray, text)), suffix)
+    for index in numbers:
+        names = (f"GIT_CONFIG_KEY_{index}", f"GIT_CONFIG_VALUE_{index}")
+        key, value = environ.get(names[0]), environ.get(names[1])
+        if key is None or value is None:
+            continue  # git would stop on it ("missing config key")
+        if any(name in extra for name in names):
+            secrets += [(value, names[1]), (key, names[0])]
+        elif carries_credential(key, value):
+            secrets += _labelled(key, value, str(index))
+        else:
+            kept_pairs.append((key, value))
+    kept: dict[str, str] = {}
+    if count.isdigit():
+        kept["GIT_CONFIG_COUNT"] = str(len(kept_pairs))
+    for number, (key, value) in enumerate(kept_pairs):
+        kept[f"GIT_CONFIG_KEY_{number}"] = key
+        kept[f"GIT_CONFIG_VALUE_{number}"] = value
+    if "GIT_CONFIG_PARAMETERS" in environ:
+        kept_words, parameters = _parameters(environ["GIT_CONFIG_PARAMETERS"],
+                                             "GIT_CONFIG_PARAMETERS" in extra)
+        secrets += [(word, "GIT_CONFIG_PARAMETERS") for word in parameters]
+        if kept_words:
+            kept["GIT_CONFIG_PARAMETERS"] = " ".join(  # git reads only 'quoted' words
+                "'" + word.replace("'", "'\\''") + "'" for word in kept_words)
+    return kept, [(word, name) for word, name in dict.fromkeys(secrets)
+                  if len(word) >= MIN_REDACTED]
+
+
+def _labelled(key: str, value: str, number: str) -> list[tuple[str, str]]:
+    """The `credentials` of a setting, each named by the variable it is in."""
+    return [(word, f"GIT_CONFIG_{'VALUE' if word in value else 'KEY'}_{number}")
+            for word in credentials(key, value)]
+
+
+def _parameters(text: str, secret: bool) -> tuple[list[str], list[str]]:
+    """(the `key=value` words of a `GIT_CONFIG_PARAMETERS` to keep, the credentials in the
+    others); all of `text` is a credential when named in `secret_env` or unreadable (git
+    cannot read it either: it may be anything)."""
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return [], [text]
+    if secret:
+        return [], [text]
+    kept, found = [], []
+    for word in words:
+        key, _, value = word.partition("=")
+        if carries_credential(key, value):
+            found += credentials(key, value)
+        else:
+            kept.append(word)
+    return kept, found
+
+
+def git_config_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The `GIT_CONFIG_VARIABLES` of `environ` for a command: the settings without a
+    credential, numbered again from 0."""
+    return split_git_environment(environ)[0]
