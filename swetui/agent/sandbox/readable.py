@@ -16,6 +16,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from swetui.agent.git_folder import GitDirs, git_dirs, read_pointer
+
 SYSTEM_ROOTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
                 "/opt", "/nix", "/gnu", "/snap", "/proc", "/sys", "/var/lib/dpkg",
                 "/var/cache/fontconfig", "/run/systemd/resolve", "/run/resolvconf",
@@ -144,13 +146,13 @@ def enclosing_repository(workspace: str, home: str) -> list[str]:
         if _shared(folder, home):
             return []  # the home, or above it: dotfiles kept in git are no project
         above.append(folder)
-        git = os.path.join(folder, ".git")
-        if os.path.lexists(git):  # the nearest repository is the one git uses
-            if os.path.isdir(git) and not os.path.islink(git):
-                found = [git]
-            else:  # a folder of a git worktree: its `.git` file and the directories it names
-                found = worktree_git_dirs(folder)
-                found += [git] if found else []
+        dirs = git_dirs(Path(folder), follow_symlinks=False)
+        if dirs is not None:  # the nearest repository is the one git uses
+            if dirs.linked:  # a folder of a worktree: its `.git` file and what it names
+                named = _named_back(dirs)
+                found = [str(dirs.dot_git), *named] if named else []
+            else:  # none for a `.git` that is a link, a FIFO…
+                found = [str(path) for path in dirs.dirs]
             return [*found, *(os.path.join(place, name) for place in above
                               for name in PROJECT_FILES)] if found else []
     return []
@@ -173,24 +175,28 @@ def worktree_git_dirs(workspace: str) -> list[str]:
     elsewhere), that directory and the repository's common one, so `git status` works.
     Only when that directory names this workspace back (git writes its `gitdir` file): a
     `.git` file planted by a cloned repository cannot open another project to reading."""
-    dot_git = os.path.join(workspace, ".git")
-    if not os.path.isfile(dot_git) or os.path.islink(dot_git):
+    dirs = git_dirs(Path(workspace), follow_symlinks=False)
+    return _named_back(dirs) if dirs is not None and dirs.linked else []
+
+
+def _named_back(dirs: GitDirs) -> list[str]:
+    """`dirs` (read from a `.git` file) when its git directory's `gitdir` file names that
+    `.git` file back and its common directory is the one that folder is in (git's layout:
+    `<common>/worktrees/<name>`); none otherwise, nor when a file on the way cannot be read
+    without waiting (a FIFO planted as `gitdir` held every command). Both files can be
+    planted with the `.git` file in the workspace: a `commondir` naming any folder opened
+    that folder to reading."""
+    if dirs.refused is not None or not dirs.dirs:
         return []
     try:
-        with open(dot_git, encoding="utf-8") as handle:
-            first = handle.readline(4096).strip()
-        if not first.startswith("gitdir: "):
-            return []
-        gitdir = os.path.join(workspace, first.removeprefix("gitdir: "))
-        with open(os.path.join(gitdir, "gitdir"), encoding="utf-8") as handle:
-            back = handle.readline(4096).strip()
-        if os.path.realpath(back) != os.path.realpath(dot_git):
-            return []
-        found = [gitdir]
-        common = os.path.join(gitdir, "commondir")
-        if os.path.isfile(common):
-            with open(common, encoding="utf-8") as handle:
-                found.append(os.path.join(gitdir, handle.readline(4096).strip()))
-        return found
-    except (OSError, UnicodeDecodeError):
+        back = read_pointer(dirs.dirs[0] / "gitdir")
+    except (OSError, ValueError):
         return []
+    if os.path.realpath(back) != os.path.realpath(dirs.dot_git):
+        return []
+    gitdir = os.path.realpath(dirs.dirs[0])
+    if len(dirs.dirs) > 1 and (os.path.basename(os.path.dirname(gitdir)) != "worktrees" or
+                               os.path.realpath(dirs.dirs[1]) != os.path.dirname(
+                                   os.path.dirname(gitdir))):
+        return []  # git keeps a worktree's folder in `<common>/worktrees/`, nowhere else
+    return [str(path) for path in dirs.dirs]

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import struct
+from pathlib import Path
 
+from swetui.agent.git_folder import git_dirs
 from swetui.files import read_regular
 
 MAX_INDEX_BYTES = 64 * 1024 * 1024
@@ -29,17 +31,12 @@ class UnreadableIndex(ValueError):
 def tracked_paths(root: str) -> list[str]:
     """Every path in the workspace's git index (empty when it has none); UnreadableIndex
     when there is one that cannot be read, so a caller can fail closed."""
-    git = os.path.join(root, ".git")
-    try:
-        if os.path.isfile(git):  # a worktree or submodule: `gitdir: <its git directory>`
-            first = read_regular(git, 4096)[0].split(b"\n", 1)[0].decode("utf-8")
-            if not first.startswith("gitdir: "):
-                raise UnreadableIndex("a .git file that names no git directory")
-            git = os.path.join(root, first.removeprefix("gitdir: ").strip())
-        elif not os.path.isdir(git):
-            return []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UnreadableIndex(str(exc)) from None
+    dirs = git_dirs(Path(root))  # a worktree's or submodule's: the one its `.git` names
+    if dirs is None:
+        return []
+    if dirs.refused is not None:
+        raise UnreadableIndex(dirs.refused)
+    git = dirs.dirs[0]
     try:
         data, size = read_regular(os.path.join(git, "index"), MAX_INDEX_BYTES + 1)
     except FileNotFoundError:
