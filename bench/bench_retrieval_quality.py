@@ -39,7 +39,8 @@ python-dateutil 2.9.0.post0 the new one), written blind in the eighth and run on
 ninth's, and set 13 (33 requests on eight projects, starlette 0.41.3 the new one), written
 blind in the ninth and run once at the tenth's. Set 14 (30 requests on nine projects,
 marshmallow 3.26.1 the new one), written blind in the tenth, is sealed: not run, not wired
-in here.
+in here; so is set 15 (30 requests on ten projects, packaging 24.2 the new one), written
+blind in session 13.
 
 Baseline from the same run: the same retrieval without the symbol map (what swetui did
 before it: named files, grep of quoted terms and identifiers, listings).

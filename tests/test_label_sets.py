@@ -1,6 +1,6 @@
 """Every labelled set of the retrieval benchmark (the development sets and the sealed held-out
-set 14) names pinned projects and what each request needs, and every needed definition is
-where its label says, read with the standard library's `ast` (`needed()`), never with the
+sets 14 and 15) names pinned projects and what each request needs, and every needed definition
+is where its label says, read with the standard library's `ast` (`needed()`), never with the
 map under test. A project whose sdist is not unpacked in the benchmark's cache is skipped
 (nothing is downloaded here), and the skip names it. Failures name a request by its
 number, never its text or labels: a sealed set stays sealed."""
@@ -16,7 +16,8 @@ from bench.retrieval_projects import DEVELOPMENT_SETS, cache_dir, labels, needed
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 HELD_OUT_14 = BENCH / "retrieval_labels_heldout14.json"
-SEALED = [("held out 14", HELD_OUT_14)]
+HELD_OUT_15 = BENCH / "retrieval_labels_heldout15.json"
+SEALED = [("held out 14", HELD_OUT_14), ("held out 15", HELD_OUT_15)]
 """Written blind, never run yet: each is checked here for its format, never run."""
 SETS = [*DEVELOPMENT_SETS, *SEALED]
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)$")
