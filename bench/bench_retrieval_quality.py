@@ -73,7 +73,9 @@ from swetui.engine.symbols.symbol_map import SymbolIndex, SymbolMap
 from swetui.engine.tokens import TokenCounter
 
 _NUMBERED = re.compile(r"^\s*(\d+)\t", re.MULTILINE)
-_GREP_HIT = re.compile(r"^([^\s:][^:]*):(\d+): ", re.MULTILINE)
+_GREP_HIT = re.compile(r"^([^\s:][^:]*):(\d+)(?:-\d+)?: ", re.MULTILINE)
+"""A grep hit's `path:line: text`, a shortlist entry's `path:first-last: def name` (judged by
+its first line)."""
 COUNTER = TokenCounter()
 
 
@@ -110,7 +112,7 @@ def lines_shown(item: ContextItem) -> list[tuple[str, tuple[str, int] | None]]:
 
 def _body_lines(item: ContextItem, lines: list[str]
                 ) -> list[tuple[str, tuple[str, int] | None]]:
-    if item.kind in (ItemKind.GREP, ItemKind.SHORTLIST):  # `path:line: text` lines
+    if item.kind in (ItemKind.GREP, ItemKind.SHORTLIST):  # `path:line: text` lines (`_GREP_HIT`)
         hits = [_GREP_HIT.match(text) for text in lines]
         return [(text, (m.group(1), int(m.group(2))) if m else None)
                 for text, m in zip(lines, hits, strict=True)]

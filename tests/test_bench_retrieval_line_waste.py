@@ -113,6 +113,23 @@ def test_grep_hits_are_judged_by_the_line_they_hit(tmp_path: Path) -> None:
                                        element(grep) + lines(f"{title}\n{inside}\n{outside}"))
 
 
+def test_shortlist_entries_are_judged_by_the_first_line_they_point_to(tmp_path: Path) -> None:
+    """An entry is `path:first-last: def name`: it shows the needed definition when its
+    first line is one of it (the other entries and the heading are waste)."""
+    needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
+    heading = "Likely places, best first; read_file(path, offset, limit) shows one:"
+    needed_entry = "store.py:7-8: def Store.get"
+    others = "store.py:10-12: def Store.put\nstore.py:15-16: def helper"
+    places = block(ItemKind.SHORTLIST, f"{heading}\n{needed_entry}\n{others}", path=None)
+
+    assert line_waste(places, needs) == (
+        element(places) + lines(f"{heading}\n{others}"),
+        element(places) + lines(f"{heading}\n{needed_entry}\n{others}"))
+    assert judge([places], needs, tmp_path, "r").relevant == 1
+    wrong = block(ItemKind.SHORTLIST, f"{heading}\n{others}", path=None)
+    assert judge([wrong], needs, tmp_path, "r").relevant == 0
+
+
 def test_a_named_file_sent_whole_wastes_all_but_the_needed_lines(tmp_path: Path) -> None:
     needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
     whole = STORE.split("\n")

@@ -237,9 +237,12 @@ def _attribute(value: str) -> str:
 
 def context_block(item: ContextItem) -> str:
     """The text a task or pinned item is sent as: its content inside a `<context>` element
-    saying its id, kind and source (the retrieval benchmark counts exactly this)."""
-    where = _attribute(item.source.path or item.title)
-    return f'<context id="{_attribute(item.id)}" kind="{item.kind.value}" source="{where}">\n' \
+    saying its id, kind and source (the retrieval benchmark counts exactly this). A
+    shortlist has no source: its title (`likely places: ` and every name its lines list)
+    would say its content again."""
+    where = item.source.path or (None if item.kind is ItemKind.SHORTLIST else item.title)
+    source = f' source="{_attribute(where)}"' if where is not None else ""
+    return f'<context id="{_attribute(item.id)}" kind="{item.kind.value}"{source}>\n' \
            f"{item.sent_text().rstrip()}\n</context>"
 
 

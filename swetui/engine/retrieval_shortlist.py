@@ -1,10 +1,10 @@
 """A shortlist of where to read: when the learned ranking is not sure which definition a
 described request is about (`lookup.SURE`), retrieval attaches one line per likely
 definition, best first, instead of the code of a guess. An entry is a pointer, not code:
-its place, the word its line declares it with (`def`, `class`, `async def`), its qualified
-name and its lines (`httpx/_client.py:517: def BaseClient._redirect_url, lines 517-544`);
-its signature and body are one `read_file` away. Most entries are guesses the model will
-not read, so each costs as little as says what and where: about 25 tokens, not 40."""
+its file and lines, the word its line declares it with (`def`, `class`, `async def`) and its
+qualified name (`httpx/_client.py:517-544: def BaseClient._redirect_url`); its signature and
+body are one `read_file` away. Most entries are guesses the model will not read, so each
+costs as little as says what and where: its lines said once (17 tokens, not 21)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from swetui.engine.symbols.symbol_map import SymbolIndex
 from swetui.files import refusal
 from swetui.secrets import redact
 
-HEADING = ("Likely places, best first (retrieval was not sure which); "
-           "read_file(path, offset=first line, limit=line count) shows one:")
+HEADING = ("Likely places, best first; read_file(path, offset=first line, limit=line count) "
+           "shows one:")
 """Names read_file's own arguments: one it does not take is refused (a wasted turn)."""
 MAX_KEYWORDS = 40
 """Characters of what declares the definition (`export async function `) shown at most."""
@@ -70,8 +70,8 @@ class Places(NamedTuple):
 
 def shortlist(root: Path, index: SymbolIndex, hits: Iterable[Hit],
               exclude: Callable[[str], bool] | None = None) -> Places | None:
-    """The `candidate` hits, one line each as `path:line: signature`; None when none can
-    be shown (left out as secret, or changed since it was mapped)."""
+    """The `candidate` hits, one line each as `path:first-last: def name`; None when none
+    can be shown (left out as secret, or changed since it was mapped)."""
     texts: dict[str, list[str] | None] = {}
     entries: list[str] = []
     names: list[str] = []
@@ -89,7 +89,7 @@ def shortlist(root: Path, index: SymbolIndex, hits: Iterable[Hit],
             continue
         number = signature_line(definition, lines)
         said = redact(pointer(definition, lines[number - 1]))  # words of the file: as any
-        entries.append(f"{hit.path}:{number}: {said}, lines {definition.start}-{definition.end}")
+        entries.append(f"{hit.path}:{definition.start}-{definition.end}: {said}")
         names.append(definition.qualname)
         listed.setdefault(hit.path)
     if not entries:

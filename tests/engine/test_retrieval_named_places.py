@@ -45,7 +45,7 @@ def test_a_named_long_file_the_answer_is_not_in_is_sent_as_its_likeliest_places(
     found = _found(tmp_path)
     assert not [item for item in found.items if item.kind is ItemKind.FILE], found.summary
     [places] = [item for item in found.items if item.kind is ItemKind.SHORTLIST]
-    assert "pkg/tz.py:1: def tzlocal_name" in places.content  # the place its words say
+    assert "pkg/tz.py:1-3: def tzlocal_name" in places.content  # the place its words say
     assert "offset_39" not in "\n".join(item.content for item in found.items)
     assert any(item.kind is ItemKind.SPAN and item.source.path == "pkg/zoneinfo.py"
                for item in found.items)  # what the name resolved to, as before

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from swetui.agent.sensitive import is_secret_file
 from swetui.agent.tools.base import ReadFileArgs
+from swetui.engine.assembly import context_block
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, ItemState
 from swetui.engine.retrieval import retrieve
@@ -74,17 +75,21 @@ def test_an_unsure_choice_attaches_where_to_read_not_a_guess(tmp_path: Path) -> 
     assert kinds == [ItemKind.SHORTLIST], found.summary
     [item] = found.items
     heading, *entries = item.content.split("\n")
-    assert "not sure" in heading and "read_file" in heading
+    assert "Likely places" in heading and "read_file" in heading
     assert len(entries) == 4
     for entry in entries:
         where, _, said = entry.partition(": ")
-        path, line = where.rsplit(":", 1)
-        shown = (tmp_path / path).read_text().split("\n")[int(line) - 1]
-        # the line named is the `def` line; the entry says what and where, not its code
+        path, lines = where.rsplit(":", 1)
+        # the lines named are the definition's (from its `def` line); the entry says what
+        # and where, not its code
+        assert lines == "5-7"
+        shown = (tmp_path / path).read_text().split("\n")[5 - 1]
         assert shown.startswith("def backoff_delay_")
         name = shown.split("(")[0].removeprefix("def ")
-        assert said == f"def {name}, lines 5-7"
+        assert said == f"def {name}"
     assert "likely places: backoff_delay_" in item.title
+    # the element it is sent in does not list the names again: its heading says what it is
+    assert context_block(item).split("\n")[0] == f'<context id="{item.id}" kind="shortlist">'
 
 
 def test_a_shortlist_goes_stale_when_a_file_it_points_into_changes(tmp_path: Path) -> None:
@@ -242,8 +247,8 @@ def test_an_entry_points_to_code_without_sending_it(tmp_path: Path) -> None:
     for entry in entries:
         assert "attempt" not in entry and "jitter" not in entry and "->" not in entry
         where, _, said = entry.partition(": ")
-        assert where.endswith(":5")  # the line saying the name, past the decorator
-        assert said.startswith("async def backoff_delay_") and said.endswith(", lines 5-9")
+        assert where.endswith(":5-9")  # from the line saying the name, past the decorator
+        assert said.startswith("async def backoff_delay_") and said[-1].isdigit()
 
 
 _WORDS = st.lists(st.sampled_from(["def", "async", "class", "pub", "fn", "export", "static",
