@@ -135,8 +135,8 @@ def test_a_config_including_a_fifo_does_not_stop_the_sandbox(tmp_path: Path) -> 
     # in a process of its own: a hang is killed there (a bound on a hang, not a timing
     # assertion), where a blocked thread would outlive the test
     listed = subprocess.run(
-        [sys.executable, "-c", "import sys; from swetui.agent.sandbox.scrubbed import "
-         "candidates; print(candidates(sys.argv[1], [sys.argv[2]]))",
+        [sys.executable, "-c", "import sys; from swetui.agent.sandbox.git_includes import "
+         "followed; print(followed([], [sys.argv[2] + '/config'], sys.argv[1], '/nowhere'))",
          str(tmp_path / "home"), str(git_dir)], capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0, listed.stderr
     assert str(git_dir / "pipe") in listed.stdout  # named, so a later regular file is covered

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swetui.agent.sandbox import Sandbox, probe
-from swetui.agent.sandbox.git_includes import MAX_TOTAL_BYTES, closure, include_paths
+from swetui.agent.sandbox.git_includes import MAX_TOTAL_BYTES, followed, include_paths
 from swetui.agent.sandbox.git_includes import settings as config_settings
 from tests.agent.test_sandbox_reads_outside import confined
 
@@ -104,7 +104,7 @@ def test_an_include_cycle_and_a_directory_included_grant_nothing_and_end(
     (home / "config.d" / "a").write_text("[include]\n\tpath = ./b\n")
     (home / "config.d" / "b").write_text("[include]\n\tpath = ../config.d/a\n")
     (home / "diary.txt").write_text("not a config\n")
-    listed = closure([str(home / ".gitconfig")], str(home))
+    listed = followed([str(home / ".gitconfig")], [], str(home), str(root)).paths
     assert sorted(listed) == sorted(
         [str(home / ".gitconfig"), str(home / "config.d" / "a"), str(home / "config.d" / "b"),
          str(home)])

@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from swetui.agent.sandbox.git_includes import user_included
+from swetui.agent.sandbox.git_includes import followed
 from swetui.agent.sandbox.readable import (
     ETC_SECRETS,
     listable_paths,
@@ -29,7 +29,12 @@ from swetui.agent.sandbox.readable import (
     shares_home,
 )
 from swetui.agent.sandbox.scan import MAX_WALK, WorkspaceTooLarge
-from swetui.agent.sandbox.scrubbed import candidates, home_configs, scrubbed_copies
+from swetui.agent.sandbox.scrubbed import (
+    SYSTEM_CONFIGS,
+    git_configs,
+    home_configs,
+    scrubbed_copies,
+)
 from swetui.agent.sandbox.secret_files import SecretFiles, secret_files
 from swetui.agent.sandbox.secret_paths import home_secrets
 
@@ -220,11 +225,12 @@ class Sandbox:
             extra = self._extra_covered()
             git_dirs = [*self._git_before, *(path for path in readable
                                              if os.path.isfile(os.path.join(path, "HEAD")))]
-            spec["replace"], unreadable = scrubbed_copies(
-                candidates(home, git_dirs),
-                self.scrubbed)
+            # every config that can carry a credential, and what git's configs include
+            configs = followed(home_configs(home), git_configs(git_dirs), home, root)
+            spec["replace"], unreadable = scrubbed_copies([*SYSTEM_CONFIGS, *configs.paths],
+                                                          self.scrubbed)
             # `~/.gitconfig` → `[include] path = ~/.gitconfig.local`: unreadable, git stops
-            spec["readable_files"] = user_included(home_configs(home), home, root)
+            spec["readable_files"] = configs.granted
             spec["hide"] = [*secrets, *extra, *unreadable, *home_secrets(), *ETC_SECRETS,
                             *SYSTEM_SECRETS, *(() if self.network else OFFLINE_SECRETS)]
         return [INTERPRETER, "-I", "-S", "-c", HELPER_SOURCE, json.dumps(spec), "--",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from dataclasses import dataclass
 
 from swetui.agent.sandbox.mounts import under
 from swetui.files import read_regular
@@ -224,53 +225,74 @@ def resolve(written: str, including: str, home: str) -> str | None:
     return os.path.normpath(os.path.join(os.path.dirname(including), written))
 
 
-def included(path: str, home: str) -> list[str]:
+def included(path: str, home: str, info: os.stat_result | None = None) -> list[str]:
     """The files the git config at `path` includes (`[]` when it cannot be read; never
-    blocking: a planted `path = fifo` would stop every command)."""
+    blocking: a planted `path = fifo` would stop every command). What a config includes
+    is kept while it is unchanged (`info`: its `os.stat`): it is read before every command."""
     try:
-        data = read_regular(path, MAX_CONFIG_BYTES)[0]
+        info = info or os.stat(path)
+        mark = (path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
+                info.st_ctime_ns)
+        written = _INCLUDES.get(mark)
+        if written is None:
+            data = read_regular(path, MAX_CONFIG_BYTES)[0]
+            written = include_paths(data.decode("utf-8", "replace"))
+            if len(_INCLUDES) >= 512:
+                _INCLUDES.clear()
+            _INCLUDES[mark] = written
     except OSError:
         return []
-    written = include_paths(data.decode("utf-8", "replace"))
     return [name for name in (resolve(w, path, home) for w in written) if name is not None]
 
 
-def closure(configs: list[str], home: str, *, follow: str | None = None) -> list[str]:
-    """`configs` and the files they include, and those include..., at most `MAX_INCLUDED`
-    more, each once (an include cycle ends). With `follow`, no includes are read from a
-    file under that folder (the workspace: what it holds anyone may have written)."""
-    found = list(dict.fromkeys(os.path.normpath(path) for path in configs))
-    seen = set(found)
-    budget = MAX_TOTAL_BYTES
-    for path in found:
-        if follow is not None and under(os.path.realpath(path), follow):
-            continue
-        try:
-            budget -= os.stat(path).st_size
-        except OSError:
-            continue
-        if budget < 0:
-            break  # the rest is not read for includes (`MAX_TOTAL_BYTES`)
-        for more in included(path, home):
-            if len(found) >= len(configs) + MAX_INCLUDED:
-                return found
-            if more not in seen:
-                seen.add(more)
-                found.append(more)
-    return found
+_INCLUDES: dict[tuple[str, int, int, int, int, int], list[str]] = {}
+"""(path, device, inode, size, mtime, ctime) → the include paths written in that config."""
 
 
-def user_included(configs: list[str], home: str, workspace: str) -> list[str]:
-    """The user's own git `configs` (the system's, the home's, `GIT_CONFIG_GLOBAL`) and the
-    files they include, as real paths of regular files outside `workspace`: what a confined
-    command is granted to read so git runs there as outside. Includes named by a
-    workspace's config (`.git/config` may come with a tarball) open nothing: `path =
-    ~/.ssh/id_rsa` there stays unreadable."""
+@dataclass(frozen=True)
+class Configs:
+    """The git configs a confined command may read and the files they include."""
+
+    paths: list[str]
+    """All of them: the user's own and what they include first, then the repository's."""
+    granted: list[str]
+    """The user's own and what they include (through no file in the workspace), as real
+    paths of regular files outside it: what a confined command is granted to read so git
+    runs there as outside. Includes named by a workspace's config (`.git/config` may come
+    with a tarball) open nothing: `path = ~/.ssh/id_rsa` there stays unreadable."""
+
+
+def followed(own: list[str], repository: list[str], home: str, workspace: str) -> Configs:
+    """`own` (the user's configs: the system's, the home's, `GIT_CONFIG_GLOBAL`) and
+    `repository` (the workspace's git configs) and the files they include, and those
+    include..., each once (an include cycle ends), at most `MAX_INCLUDED` more and
+    `MAX_TOTAL_BYTES` read for includes in all, the user's first; one pass for both."""
     real_workspace = os.path.realpath(workspace)
-    granted = []
-    for path in closure(configs, home, follow=real_workspace):
-        real = os.path.realpath(path)
-        if os.path.isfile(real) and not under(real, real_workspace) and real not in granted:
-            granted.append(real)
-    return granted
-
+    queues = (list(dict.fromkeys(os.path.normpath(path) for path in own)),
+              [path for path in dict.fromkeys(os.path.normpath(p) for p in repository)
+               if path not in own])
+    seen = {*queues[0], *queues[1]}
+    found: list[str] = []
+    granted: list[str] = []
+    budget, more_left = MAX_TOTAL_BYTES, MAX_INCLUDED
+    for mine, queue in ((True, queues[0]), (False, queues[1])):
+        for path in queue:  # grows while it is walked
+            found.append(path)
+            real = os.path.realpath(path)
+            in_workspace = under(real, real_workspace)
+            if mine and not in_workspace and os.path.isfile(real) and real not in granted:
+                granted.append(real)
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            budget -= info.st_size
+            if budget < 0 or more_left <= 0:
+                continue  # listed, not read for includes (`MAX_TOTAL_BYTES`)
+            for more in included(path, home, info):
+                if more not in seen and more_left > 0:
+                    seen.add(more)
+                    more_left -= 1
+                    # what a workspace file includes is anyone's choice: never granted
+                    (queue if mine and not in_workspace else queues[1]).append(more)
+    return Configs(found, granted)

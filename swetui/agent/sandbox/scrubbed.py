@@ -14,7 +14,7 @@ import re
 import stat
 from pathlib import Path
 
-from swetui.agent.sandbox.git_includes import MAX_CONFIG_BYTES, MAX_TOTAL_BYTES, closure, parsed
+from swetui.agent.sandbox.git_includes import MAX_CONFIG_BYTES, MAX_TOTAL_BYTES, parsed
 from swetui.files import read_regular
 from swetui.git_settings import USERINFO, credentials, secret_key, without_credential
 from swetui.secrets import TOKEN_VALUES
@@ -114,14 +114,6 @@ def home_configs(home: str, environ: dict[str, str] | None = None) -> list[str]:
     found += [env[name] for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM")
               if os.path.isabs(env.get(name, ""))]
     return list(dict.fromkeys(found))
-
-
-def candidates(home: str, git_dirs: list[str]) -> list[str]:
-    """Every config a confined command may read that can carry a credential, and the
-    configs git's configs include (`git_includes.closure`): the user's first (what is read
-    before each command is bounded: `MAX_TOTAL_BYTES`), then the repository's."""
-    return list(dict.fromkeys([*SYSTEM_CONFIGS, *closure(home_configs(home), home),
-                               *closure(git_configs(git_dirs), home)]))
 
 
 def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list[str]]:
