@@ -5,7 +5,7 @@
 
 `--collect` runs retrieval's own path on every request of the ten development sets (tuned,
 tuned 2, held out 1-8; never a later blind set): the requests that reach described
-behaviour (no name resolved, no message matched) give one group each — the ten best
+behaviour (no name resolved, no message matched) give one group each — the POOL best
 candidates by words, their features (`candidate_features.rows`, with the model's cosines)
 and which of them a good answer needs (its lines overlap a needed definition's, read with
 `ast` from the labels, never from the map). The groups are saved in
@@ -35,7 +35,7 @@ from swetui.engine.retrieval import _PATH, RetrievalResult, _is_path, _named_pat
 from swetui.engine.retrieval_spans import _direct_hits
 from swetui.engine.symbols.candidate_features import rows
 from swetui.engine.symbols.candidate_weights import LinearRanking
-from swetui.engine.symbols.learned_ranking import CANDIDATES
+from swetui.engine.symbols.learned_ranking import POOL
 from swetui.engine.symbols.lookup import Relevance, file_weight, request_of
 from swetui.engine.symbols.semantic import MODEL, Scored, SemanticRanker, VectorCache
 from swetui.engine.symbols.symbol_map import SymbolIndex
@@ -96,7 +96,7 @@ def collect() -> list[Group]:
                      for need in needs) for _s, rel, d in top],
                 [rel for _s, rel, _d in top], [need.path for need in needs],
                 [round(position[id(d)], 6) for _s, _r, d in top]))
-            assert len(top) <= CANDIDATES
+            assert len(top) <= POOL
         print(f"collected {set_name}", file=sys.stderr)
     return groups
 

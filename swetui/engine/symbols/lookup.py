@@ -195,8 +195,9 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
               scores: Relevance | None = None, rerank: Meaning | None = None,
               weights: LinearRanking = WITH_MEANING) -> list[Hit]:
     """Definitions best matching the behaviour `text` describes: the best by words
-    (`relevance`), chosen among by a learned ranking (`learned_ranking`, with `weights`) of
-    their features when `rerank` (`semantic`) gives their closeness in meaning, a second kept
+    (`relevance`), re-ranked by a learned ranking (`learned_ranking`, with `weights`) of
+    their features when `rerank` (`semantic`) gives their closeness in meaning (the POOL best
+    by words, of which its CANDIDATES best are chosen among), a second kept
     when its learned score is within the weights' margin of the first's; by words alone
     otherwise, kept while they score WORDS_SHARE of the best. Only files in `within` when
     given."""
@@ -204,17 +205,17 @@ def described(index: SymbolIndex, text: str, *, near: Iterable[str] = (),
     if scores is None:
         scores = Relevance(index, text, near=near, within=within)
     stems, idf = scores.stems, scores.idf
-    top = candidates(scores, text)[:learned_ranking.CANDIDATES]
+    top = candidates(scores, text)[:learned_ranking.POOL]
     if not top:
         return []
     cosines = rerank.cosines(text, top) if rerank is not None else None
     words = {id(definition): score for score, _rel, definition in top}
     best = top[0][0]
     if cosines is None:  # words only: the learned ranking did not beat BM25F without meaning
-        chosen, floor = top, WORDS_SHARE * best
-    else:
+        chosen, floor = top[:learned_ranking.CANDIDATES], WORDS_SHARE * best
+    else:  # the pool re-ranked; its best CANDIDATES chosen among, as the ranking was fitted
         chosen = learned_ranking.ordered(index, request_of(scores), top, cosines, file_weight,
-                                         weights)
+                                         weights)[:learned_ranking.CANDIDATES]
         if place_share(chosen) < SURE:
             return _shortlisted(index, chosen, scores)
         floor = chosen[0][0] - weights.margin
