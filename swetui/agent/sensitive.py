@@ -54,12 +54,16 @@ def is_secret_file(rel: str) -> bool:
         return True
     if name.endswith(KEY_SUFFIXES) or name.startswith(KEY_PREFIXES):
         return not name.endswith(".pub")
-    if name in CREDENTIAL_NAMES or name.startswith(CREDENTIAL_STEMS) or \
-            name.endswith(SECRET_SUFFIXES) or _service_key(name):
-        return True
-    if _secret_data(name):
-        return True
-    return any(part in CREDENTIAL_DIRS for part in parts[:-1])
+    return _credential_file(name, [part.lower() for part in parts[:-1]])
+
+
+def _credential_file(name: str, folders: list[str]) -> bool:
+    """Whether a file called `name` (lowercase) in `folders` (lowercase, outermost first)
+    holds credentials by its name or place, beyond `.env*` and key files: the one rule
+    for reading (`is_secret_file`) and for writing (`protected_path_reason`)."""
+    return name in CREDENTIAL_NAMES or name.startswith(CREDENTIAL_STEMS) or \
+        name.endswith(SECRET_SUFFIXES) or _service_key(name) or _secret_data(name) or \
+        any(part in CREDENTIAL_DIRS for part in folders)
 
 
 def _service_key(name: str) -> bool:
@@ -93,9 +97,7 @@ def protected_path_reason(rel: str | None) -> str | None:
         return f"writes an environment file ({parts[-1]})"
     if name.endswith(KEY_SUFFIXES) or name.startswith(KEY_PREFIXES):
         return f"writes a key file ({parts[-1]})"
-    if name in CREDENTIAL_NAMES or any(part in CREDENTIAL_DIRS for part in lowered[:-1]) \
-            or name.startswith(CREDENTIAL_STEMS) or _secret_data(name) \
-            or name.endswith(SECRET_SUFFIXES) or _service_key(name):
+    if _credential_file(name, lowered[:-1]):
         return f"writes a credentials file ({rel})"
     return None
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from swetui.agent.git_folder import GitDirs, git_dirs, read_pointer
+from swetui.agent.sandbox.mounts import under
 
 SYSTEM_ROOTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
                 "/opt", "/nix", "/gnu", "/snap", "/proc", "/sys", "/var/lib/dpkg",
@@ -109,8 +110,7 @@ def _toolchain(prefix: str, home: str) -> bool:
         return True
     real = os.path.realpath(prefix)
     roots = [*SYSTEM_ROOTS, *(os.path.join(home, name) for name in HOME_TOOLCHAINS)]
-    return any(real.startswith(os.path.realpath(root).rstrip("/") + "/") or
-               real == os.path.realpath(root) for root in roots)
+    return any(under(real, os.path.realpath(root)) for root in roots)
 
 
 def shares_home(path: str, home: str) -> bool:
@@ -122,8 +122,7 @@ def _shared(path: str, home: str) -> bool:
     """A directory that holds more than one toolchain (the home, `~/.local`, `/`, a parent
     of the home): granting it would grant the user's data."""
     real, real_home = os.path.realpath(path), os.path.realpath(home)
-    return real in ("/", os.path.join(real_home, ".local")) or \
-        real_home == real or real_home.startswith(real.rstrip("/") + "/")
+    return real in ("/", os.path.join(real_home, ".local")) or under(real_home, real)
 
 
 PROJECT_FILES = ("__init__.py", ".gitignore", ".gitattributes", "pyproject.toml", "setup.cfg",

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from swetui.agent.sandbox import SecretFiles, WorkspaceTooLarge, secret_files
+from swetui.agent.sandbox.mounts import under
 from swetui.agent.sandbox.readable import ETC_SECRETS, readable_paths
 from swetui.agent.sandbox.scan import WorkspaceScan
 from swetui.agent.sensitive import is_secret_file
@@ -169,13 +170,10 @@ def _readable(path: str, readable: list[str]) -> bool:
     """Whether a confined command could read `path` too: inside the workspace, the system
     or a toolchain, and not a process's files or a secret of the system."""
     real = os.path.realpath(path)
-    if PROCESSES.match(real) or any(_under(real, secret) for secret in ETC_SECRETS):
+    if PROCESSES.match(real) or any(under(real, secret) for secret in ETC_SECRETS):
         return False
-    return any(_under(real, place) for place in readable)
+    return any(under(real, place) for place in readable)
 
-
-def _under(path: str, place: str) -> bool:
-    return path == place or path.startswith(place.rstrip("/") + "/")
 
 
 def _has_secrets(directory: str, rule: SecretFiles) -> bool:

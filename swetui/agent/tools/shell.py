@@ -17,6 +17,7 @@ import time
 from typing import BinaryIO
 
 from swetui.agent.sandbox import SETUP_FAILED, Sandbox, WorkspaceTooLarge, setup_failure
+from swetui.agent.sandbox.mounts import under
 from swetui.agent.tools.base import ToolResult
 from swetui.git_settings import GIT_CONFIG_VARIABLES, split_git_environment
 from swetui.secrets import STORE, is_secret_name
@@ -118,13 +119,10 @@ def hidden_outside(text: str, root: str, replaced: list[str]) -> str | None:
             if "/" not in candidate or "\0" in candidate:
                 continue
             path = os.path.normpath(os.path.join(real_root, os.path.expanduser(candidate)))
-            if not _under(path, real_root) and any(_under(path, place) for place in replaced):
+            if not under(path, real_root) and any(under(path, place) for place in replaced):
                 return line.strip()[:200]
     return None
 
-
-def _under(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
 def _not_started(command: str, reason: str) -> ToolResult:
