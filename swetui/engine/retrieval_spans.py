@@ -18,6 +18,7 @@ from swetui.engine.spans import (
     worded_lines,
 )
 from swetui.engine.symbols.candidate_weights import WITH_MEANING, LinearRanking
+from swetui.engine.symbols.extract import Definition
 from swetui.engine.symbols.lookup import (
     Hit,
     Meaning,
@@ -198,6 +199,25 @@ def mapped_lines(root: Path, index: SymbolIndex, rel: str,
     return lines
 
 
+def _why(hit: Hit, definition: Definition) -> str:
+    """What a span's note says of why a hit's lines are there: nothing the request says
+    already (a definition it names, or the one its description matched, is what it asked
+    for; the code shows its name), but the definition a name was resolved to when the
+    request put it otherwise (`response.is_redirect` → `Response.is_redirect`), and what
+    brought the others (`raises the quoted message`, `used by Client.send`)."""
+    if hit.how not in ("named", "described"):
+        return hit.reason if hit.reason.startswith(definition.qualname) \
+            else f"{definition.qualname}: {hit.reason}"
+    own, _, through = hit.reason.partition(", through ")  # `retrieval_wrappers`
+    if through:  # what the request asked for only calls what is shown
+        return f"{definition.qualname}, through {through}"
+    return definition.qualname if own.startswith(definition.qualname + ", ") else ""
+
+
+def _also(reason: str, more: str) -> str:
+    return f"{reason}; {more}" if reason else more
+
+
 def span_title(span: Span) -> str:
     """`path:first-last` for lines shown in one run; the runs (`path:356,799-808`) when
     lines are left out between them, the first two and the last when there are more, so
@@ -246,13 +266,13 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, hits: Iterable[Hit],
         if hit.definition is not None:
             messages += hit.how == "message"
             chosen = definition_lines(symbols, hit.definition, lines, focus=hit.line)
-            reason = f"{hit.definition.qualname}: {hit.reason}" \
-                if not hit.reason.startswith(hit.definition.qualname) else hit.reason
+            reason = _why(hit, hit.definition)
             picked = focus_members(index, hit.path, hit.definition, text) \
                 if hit.how in ("named", "described") else []
             if picked:  # the members the request is about, not the whole class
                 chosen, said = member_lines(symbols, hit.definition, picked, lines)
-                reason += f"; {said}"
+                reason = _also(reason, f"{hit.definition.qualname}: {said}"
+                               if not reason else said)
             size = hit.definition.end - hit.definition.start + 1
             score = _secondary(hit, lines, weigh, messages)
             if score is not None:  # beside the answer: the lines that matter
@@ -260,9 +280,10 @@ def symbol_spans(root: Path, index: SymbolIndex, text: str, hits: Iterable[Hit],
                 inside = [n for n in chosen
                           if hit.definition.start <= n <= hit.definition.end]
                 if len(inside) < size:
-                    reason += f"; {len(inside)} of its {size} lines"
+                    reason = _also(reason, f"{len(inside)} of its {size} lines")
             if hit.alike:
-                reason += f"; alike, not shown: {', '.join(hit.alike)}"
+                reason = _also(reason or hit.definition.qualname,
+                               f"alike, not shown: {', '.join(hit.alike)}")
         else:
             chosen = list(range(max(1, hit.line - LINE_CONTEXT),
                                 min(len(lines), hit.line + LINE_CONTEXT) + 1))

@@ -130,13 +130,14 @@ def render(span: Span, text: list[str]) -> str:
         body.append(f"{number:>6}\t{text[number - 1]}")
         previous = number
     shown = len(lines)
-    why = "; ".join(dict.fromkeys(span.reasons))
+    reasons = "; ".join(dict.fromkeys(reason for reason in span.reasons if reason))
+    why = f" ({reasons})" if reasons else ""
     # Said once, as briefly as it can be said: every token of a note is sent for no line
     # of code (the element the block is sent in names its file, `source="…"`, and
     # read_file's own schema says what its offset is).
     if shown == total:
-        return "\n".join([f"All {total:,} lines ({why}).", *body])
+        return "\n".join([f"All {total:,} lines{why}.", *body])
     last = lines[-1] if lines else 0
     on = f"offset={last + 1}) reads on" if last < total else "offset=1) reads from the top"
-    head = f"{shown:,} of {total:,} lines shown ({why}); read_file(path={span.path!r}, {on}."
+    head = f"{shown:,} of {total:,} lines shown{why}; read_file(path={span.path!r}, {on}."
     return "\n".join([head, *body])

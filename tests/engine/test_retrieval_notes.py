@@ -109,3 +109,49 @@ def test_a_span_note_says_how_to_read_on_in_one_call_read_file_takes(
     # and says what that call reads: on past the span, or the file from its top when the
     # span reaches the file's end (offset=1 then reads what is before it, not on)
     assert head.endswith(" reads on." if max(shown) < total else " reads from the top."), head
+
+
+STORE = '''\
+import os
+
+
+class Store:
+    """Keeps values by key."""
+
+    def get(self, key):
+        return self.data[key]
+
+    def put(self, key, value):
+        self.data[key] = value
+        return value
+
+
+def easter(year, method=3):
+    """The date of Easter in `year` by the Orthodox (2) or Western (3) method."""
+    golden = year % 19
+    return golden + method
+
+
+def helper():
+    return 1
+'''
+
+
+def _note(root: Path, request: str) -> str:
+    (root / "store.py").write_text(STORE)
+    found = retrieve(root, request, ContextEngine(), turn=1, symbols=_index(root),
+                     semantic=None)
+    [span] = [item for item in found.items if item.kind is ItemKind.SPAN]
+    return span.content.split("\n")[0]
+
+
+def test_a_span_note_does_not_say_what_the_request_says(tmp_path: Path) -> None:
+    """A definition the request names, or the one its description matched, is what it asked
+    for: its note says how much is shown and how to read on, not `named in the request` or
+    `matches the description` (tokens sent for no line of code, on every such block)."""
+    named = _note(tmp_path, "What does Store.get return for a missing key?")
+    assert re.fullmatch(r"\d+ of 22 lines shown; read_file\(path='store.py', offset=\d+\) "
+                        r"reads on\.", named), named
+    described = _note(tmp_path, "How is the date of Easter computed by the Orthodox method?")
+    assert re.fullmatch(r"\d+ of 22 lines shown; read_file\(path='store.py', offset=\d+\) "
+                        r"reads on\.", described), described
