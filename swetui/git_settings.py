@@ -138,3 +138,13 @@ def git_config_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """The `GIT_CONFIG_VARIABLES` of `environ` for a command: the settings without a
     credential, numbered again from 0."""
     return split_git_environment(environ)[0]
+
+
+def environment_settings(environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(key, value) of each setting without a credential git reads from `environ`, in
+    the order git reads them (`GIT_CONFIG_PARAMETERS` first, then the numbered ones)."""
+    kept = git_config_environment(environ)
+    found = [(key, value) for key, _, value in (
+        word.partition("=") for word in shlex.split(kept.get("GIT_CONFIG_PARAMETERS", "")))]
+    return found + [(kept[f"GIT_CONFIG_KEY_{number}"], kept[f"GIT_CONFIG_VALUE_{number}"])
+                    for number in range(int(kept.get("GIT_CONFIG_COUNT", "0")))]

@@ -86,3 +86,36 @@ def test_the_kept_settings_are_numbered_from_zero_and_hold_no_credential(
     assert not words & {"Ada", "store", "user.name", "remote.o.url"}
     if not any(key in ("http.extraheader", "github.token") for key, _ in pairs):
         assert "https://host/x" not in words  # a plain URL is no credential
+
+
+@pytest.mark.skipif(not probe().available, reason=f"no kernel sandbox here: {probe().detail}")
+def test_a_config_the_environment_includes_is_read_by_git_in_the_sandbox(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CI runner's `GIT_CONFIG_KEY_0=include.path` (or an `include.path` in
+    `GIT_CONFIG_PARAMETERS`) names a config outside the workspace: it was not granted, and
+    every git command in the sandbox stopped ("unable to parse command-line config")."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    ci = tmp_path / "runner" / "ci.gitconfig"
+    ci.parent.mkdir()
+    ci.write_text(f"[user]\n\tname = Runner From Include\n[http]\n\textraheader = "
+                  f"AUTHORIZATION: bearer {TOKEN}\n")
+    (home / "abbrev.gitconfig").write_text("[core]\n\tabbrev = 11\n")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "include.path")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", str(ci))
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'include.path'='~/abbrev.gitconfig'")
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "-C", str(root), "init", "-q"], check=True)
+    sandbox = Sandbox(root, cover=())
+    try:
+        done = subprocess.run(sandbox.argv("git config user.name; git config core.abbrev; "
+                                           f"git status --short; cat {ci}", "/bin/bash",
+                                           confine=True), cwd=root, env=scrubbed_environment(),
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        sandbox.close()
+    assert "Runner From Include\n11\n" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and TOKEN not in done.stdout + done.stderr

@@ -19,7 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swetui.agent.sandbox import Sandbox, probe
-from swetui.agent.sandbox.git_includes import MAX_TOTAL_BYTES, followed, include_paths
+from swetui.agent.sandbox.git_includes import (
+    MAX_TOTAL_BYTES,
+    followed,
+    include_paths,
+    read_config,
+)
 from swetui.agent.sandbox.git_includes import settings as config_settings
 from tests.agent.test_sandbox_reads_outside import confined
 
@@ -173,6 +178,13 @@ def test_a_config_is_read_as_git_reads_it(text: str) -> None:
     """The settings (and so the include paths) read from a config are git's own, checked
     against git itself: sections sharing a line, quotes, escapes, comments, `\\` joins."""
     expected = _git_settings(text)
+    # whether git reads the file whole decides whether a file a config includes is
+    # granted to a confined command (`followed`)
+    refused_at = read_config(text)[1]
+    assert (refused_at is None) == (expected is not None), (text, expected)
+    if refused_at is not None:  # the lines shown of a file git refuses, git reads whole
+        shown = "".join(line + "\n" for line in text.split("\n")[:refused_at])
+        assert _git_settings(shown) is not None, (text, shown)
     if expected is not None:
         assert config_settings(text) == expected
         assert include_paths(text) == [value for name, value in expected if value and (
@@ -229,14 +241,18 @@ def test_a_token_in_a_form_read_line_by_line_misses_never_reaches_git(
 def test_a_config_git_refuses_shows_no_token_after_the_line_it_stops_at(
         tmp_path: Path, home: Path) -> None:
     """git stops reading a config at a line it refuses (and fails), but `cat` reads on: a
-    token continued with `\\` below that line is scrubbed all the same."""
+    token continued with `\\` below that line was scrubbed all the same. Now nothing from
+    the refused line on is shown at all, and git stops at the same line as outside."""
     root = workspace(tmp_path)
     (home / ".gitconfig").write_text("[include]\n\tpath = ~/.gitconfig.local\n")
     (home / ".gitconfig.local").write_text(
         f"[http]\n\tthis is no setting\n\textraheader = AUTHORIZATION: \\\n\t  bearer {KEY}\n")
+    outside = subprocess.run(["git", "-C", str(root), "config", "--list"],
+                             capture_output=True, text=True)
+    assert "bad config line 2 in file" in outside.stderr
     code, out = confined(root, "git config --list; cat ~/.gitconfig.local")
-    assert "bad config line" in out  # as outside the sandbox
-    assert KEY not in out and "this is no setting" in out
+    assert "bad config line 2 in file" in out  # as outside the sandbox
+    assert KEY not in out and "this is no setting" not in out and "[http]" in out
 
 
 @confinable
@@ -267,3 +283,30 @@ def test_a_flood_of_planted_configs_is_covered_past_what_is_read_and_a_change_is
     assert local.stat().st_size == before.st_size and local.stat().st_ino == before.st_ino
     code, out = confined(root, "cat ~/.gitconfig.local")
     assert KEY not in out and "token = [removed" in out
+
+
+@confinable
+def test_a_linked_include_grants_a_config_and_not_a_file_that_is_none(
+        tmp_path: Path, home: Path) -> None:
+    """Dotfile managers (stow, home-manager, chezmoi) install `~/.gitconfig.local` as a link:
+    git reads the target, so the sandbox grants it. A link (or path) to a file that is no git
+    config (here a diary, named by an `includeIf` that holds nowhere, so git never reads it)
+    was granted too, whatever it held (found reviewing, session 12); a file git reads whole
+    as a config is granted, nothing else."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "gitconfig.local").write_text("[user]\n\tname = Stowed Ada\n")
+    (dotfiles / "diary.txt").write_text("Dear diary, PLANTED-private-words\n")
+    (home / ".gitconfig.local").symlink_to(dotfiles / "gitconfig.local")
+    (home / ".diary").symlink_to(dotfiles / "diary.txt")
+    (home / ".gitconfig").write_text('[include]\n\tpath = ~/.gitconfig.local\n'
+                                     '[includeIf "gitdir:/nowhere/at/all/"]\n'
+                                     '\tpath = ~/.diary\n')
+    root = workspace(tmp_path)
+    outside = subprocess.run(["git", "config", "user.name"], cwd=root, capture_output=True,
+                             text=True)
+    assert outside.stdout == "Stowed Ada\n", outside.stderr
+    code, out = confined(root, "git config user.name; git status --short; cat ~/.diary; "
+                               f"cat {dotfiles}/diary.txt")
+    assert "Stowed Ada\n" in out and "?? app.py" in out, out
+    assert "PLANTED-private-words" not in out, out

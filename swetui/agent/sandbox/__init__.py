@@ -228,7 +228,7 @@ class Sandbox:
             # every config that can carry a credential, and what git's configs include
             configs = followed(home_configs(home), git_configs(git_dirs), home, root)
             spec["replace"], unreadable = scrubbed_copies([*SYSTEM_CONFIGS, *configs.paths],
-                                                          self.scrubbed)
+                                                          self.scrubbed, configs.cut)
             # `~/.gitconfig` → `[include] path = ~/.gitconfig.local`: unreadable, git stops
             spec["readable_files"] = configs.granted
             spec["hide"] = [*secrets, *extra, *unreadable, *home_secrets(), *ETC_SECRETS,

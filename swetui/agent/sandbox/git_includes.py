@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 from dataclasses import dataclass
 
 from swetui.agent.sandbox.mounts import under
@@ -143,6 +144,13 @@ step; any other (quotes, escapes, a `\\` join, a setting beside its header) char
 def settings(text: str) -> list[tuple[str, str]]:
     """(section.key as git names it, value) for each setting of the config `text` with a
     value, in order, up to the first line git refuses (where git stops with "bad config")."""
+    return read_config(text)[0]
+
+
+def read_config(text: str) -> tuple[list[tuple[str, str]], int | None]:
+    """(`settings(text)`, None when git reads `text` to its end, else how many of its lines
+    git reads before the (logical) line it refuses, as it does in a file that is no git
+    config at all)."""
     reader = _Reader(text)
     found: list[tuple[str, str]] = []
     section, comment = "", False
@@ -161,7 +169,7 @@ def settings(text: str) -> list[tuple[str, str]]:
             char = reader.next()
             if char == "\n":
                 if reader.done:
-                    return found
+                    return found, None
                 comment = False
                 break
             if comment or char in _SPACE:
@@ -172,11 +180,11 @@ def settings(text: str) -> list[tuple[str, str]]:
             if char == "[":
                 name = reader.section()
                 if not name:
-                    return found
+                    return found, _refused_at(reader)
                 section = name
                 continue
             if not char.isascii() or not char.isalpha():
-                return found
+                return found, _refused_at(reader)
             key = char
             while _key_char(char := reader.next()) and not reader.done:
                 key += char
@@ -184,14 +192,23 @@ def settings(text: str) -> list[tuple[str, str]]:
                 char = reader.next()
             if char != "\n":
                 if char != "=":
-                    return found
+                    return found, _refused_at(reader)
                 value = reader.value()
                 if value is None:
-                    return found
+                    return found, _refused_at(reader)
                 found.append((f"{section}.{key.lower()}" if section else key.lower(), value))
             elif reader.done:
-                return found
+                return found, None
             break  # the value (or a key without one) ended its line
+
+
+def _refused_at(reader: _Reader) -> int:
+    """The lines before the one `reader` stopped on (that line's first, when the lines
+    before it end in a `\\` that joins them to it)."""
+    lines = reader.text[:max(reader.at - 1, 0)].split("\n")[:-1]
+    while lines and (len(lines[-1].rstrip("\r")) - len(lines[-1].rstrip("\r").rstrip("\\"))) % 2:
+        lines.pop()
+    return len(lines)
 
 
 @functools.lru_cache(maxsize=16)
@@ -225,28 +242,35 @@ def resolve(written: str, including: str, home: str) -> str | None:
     return os.path.normpath(os.path.join(os.path.dirname(including), written))
 
 
-def included(path: str, home: str, info: os.stat_result | None = None) -> list[str]:
-    """The files the git config at `path` includes (`[]` when it cannot be read; never
-    blocking: a planted `path = fifo` would stop every command). What a config includes
-    is kept while it is unchanged (`info`: its `os.stat`): it is read before every command."""
+def included(path: str, home: str, info: os.stat_result | None = None
+             ) -> tuple[list[str], int | None] | None:
+    """(the files the git config at `path` includes, how many of its lines git reads when
+    it refuses one: `read_config`); None when it cannot be read whole (never blocking: a
+    planted `path = fifo` would stop every command; nor past `MAX_CONFIG_BYTES`). Kept while
+    the file is unchanged (`info`: its `os.stat`): it is asked before every command."""
     try:
         info = info or os.stat(path)
         mark = (path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
                 info.st_ctime_ns)
-        written = _INCLUDES.get(mark)
-        if written is None:
-            data = read_regular(path, MAX_CONFIG_BYTES)[0]
-            written = include_paths(data.decode("utf-8", "replace"))
+        if mark not in _INCLUDES:
+            data, size = read_regular(path, MAX_CONFIG_BYTES)
+            text = data.decode("utf-8", "replace")
             if len(_INCLUDES) >= 512:
                 _INCLUDES.clear()
-            _INCLUDES[mark] = written
+            _INCLUDES[mark] = (include_paths(text), read_config(text)[1]) \
+                if size <= MAX_CONFIG_BYTES else None
+        known = _INCLUDES[mark]
     except OSError:
-        return []
-    return [name for name in (resolve(w, path, home) for w in written) if name is not None]
+        return None
+    if known is None:
+        return None
+    written, refused_at = known
+    return [name for name in (resolve(w, path, home) for w in written) if name is not None], \
+        refused_at
 
 
-_INCLUDES: dict[tuple[str, int, int, int, int, int], list[str]] = {}
-"""(path, device, inode, size, mtime, ctime) → the include paths written in that config."""
+_INCLUDES: dict[tuple[str, int, int, int, int, int], tuple[list[str], int | None] | None] = {}
+"""(path, device, inode, size, mtime, ctime) → what `included` found in that config."""
 
 
 @dataclass(frozen=True)
@@ -259,7 +283,14 @@ class Configs:
     """The user's own and what they include (through no file in the workspace), as real
     paths of regular files outside it: what a confined command is granted to read so git
     runs there as outside. Includes named by a workspace's config (`.git/config` may come
-    with a tarball) open nothing: `path = ~/.ssh/id_rsa` there stays unreadable."""
+    with a tarball) open nothing: `path = ~/.ssh/id_rsa` there stays unreadable. A file
+    reached through a link (stow, home-manager and chezmoi install dotfiles as links) is
+    granted as its target; what git reads of it `git config --list` prints anyway (its
+    credentials scrubbed: `scrubbed.py`), and of a file git refuses partway (a diary, a
+    key: no git config) only that part is shown (`cut`)."""
+    cut: dict[str, int]
+    """Real path → how many lines git reads of a granted file before the line it refuses:
+    the command sees those and a line git refuses, so git stops there as outside."""
 
 
 def followed(own: list[str], repository: list[str], home: str, workspace: str) -> Configs:
@@ -274,25 +305,33 @@ def followed(own: list[str], repository: list[str], home: str, workspace: str) -
     seen = {*queues[0], *queues[1]}
     found: list[str] = []
     granted: list[str] = []
+    cut: dict[str, int] = {}
     budget, more_left = MAX_TOTAL_BYTES, MAX_INCLUDED
     for mine, queue in ((True, queues[0]), (False, queues[1])):
         for path in queue:  # grows while it is walked
             found.append(path)
             real = os.path.realpath(path)
             in_workspace = under(real, real_workspace)
-            if mine and not in_workspace and os.path.isfile(real) and real not in granted:
-                granted.append(real)
             try:
                 info = os.stat(path)
             except OSError:
                 continue
             budget -= info.st_size
             if budget < 0 or more_left <= 0:
-                continue  # listed, not read for includes (`MAX_TOTAL_BYTES`)
-            for more in included(path, home, info):
-                if more not in seen and more_left > 0:
-                    seen.add(more)
+                continue  # listed, not read for includes (`MAX_TOTAL_BYTES`): nor granted
+            read = included(path, home, info)
+            if read is None:
+                continue
+            more, refused_at = read
+            if mine and not in_workspace and stat.S_ISREG(info.st_mode) and \
+                    real not in granted:
+                granted.append(real)
+                if refused_at is not None:
+                    cut[real] = refused_at
+            for name in more:
+                if name not in seen and more_left > 0:
+                    seen.add(name)
                     more_left -= 1
                     # what a workspace file includes is anyone's choice: never granted
-                    (queue if mine and not in_workspace else queues[1]).append(more)
-    return Configs(found, granted)
+                    (queue if mine and not in_workspace else queues[1]).append(name)
+    return Configs(found, granted, cut)

@@ -16,10 +16,18 @@ from pathlib import Path
 
 from swetui.agent.sandbox.git_includes import MAX_CONFIG_BYTES, MAX_TOTAL_BYTES, parsed
 from swetui.files import read_regular
-from swetui.git_settings import USERINFO, credentials, secret_key, without_credential
+from swetui.git_settings import (
+    USERINFO,
+    credentials,
+    environment_settings,
+    secret_key,
+    without_credential,
+)
 from swetui.secrets import TOKEN_VALUES
 
 REMOVED = "[removed by swetui's sandbox]"
+REFUSED = "= [the rest is not shown by swetui's sandbox: git reads no further]\n"
+"""Where a file git refuses partway is cut: a line git refuses too (no key before `=`)."""
 SYSTEM_CONFIGS = ("/etc/gitconfig", "/etc/pip.conf", "/etc/xdg/pip/pip.conf")
 HOME_CONFIGS = (".gitconfig", ".config/git/config")
 _SETTING = re.compile(r"^(?P<key>\s*(?:\[[^\]\n]*\]\s*)?[A-Za-z][\w.-]*\s*[=:])(?P<value>.*)$")
@@ -104,8 +112,10 @@ def git_configs(git_dirs: list[str]) -> list[str]:
 
 
 def home_configs(home: str, environ: dict[str, str] | None = None) -> list[str]:
-    """The user's own git configs: the system's, the home's, `$XDG_CONFIG_HOME/git/config`
-    and the files `GIT_CONFIG_GLOBAL`/`GIT_CONFIG_SYSTEM` name (git reads those instead)."""
+    """The user's own git configs: the system's, the home's, `$XDG_CONFIG_HOME/git/config`,
+    the files `GIT_CONFIG_GLOBAL`/`GIT_CONFIG_SYSTEM` name (git reads those instead) and
+    those the environment's own settings include (CI runners give git an `include.path`:
+    not granted, it stopped every git command with "unable to parse command-line config")."""
     env = os.environ if environ is None else environ
     found = [*(path for path in SYSTEM_CONFIGS if "git" in path),
              *(os.path.join(home, name) for name in HOME_CONFIGS)]
@@ -113,10 +123,16 @@ def home_configs(home: str, environ: dict[str, str] | None = None) -> list[str]:
         found.append(os.path.join(env["XDG_CONFIG_HOME"], "git", "config"))
     found += [env[name] for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM")
               if os.path.isabs(env.get(name, ""))]
+    for key, value in environment_settings(env):  # `GIT_CONFIG_KEY_0=include.path`
+        name = key.lower()
+        if name == "include.path" or name.startswith("includeif.") and name.endswith(".path"):
+            path = os.path.join(home, value[2:]) if value.startswith("~/") else value
+            found += [path] if os.path.isabs(path) else []  # git refuses a relative one
     return list(dict.fromkeys(found))
 
 
-def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list[str]]:
+def scrubbed_copies(paths: list[str], into: Path, cut: dict[str, int] | None = None
+                    ) -> tuple[list[list[str]], list[str]]:
     """([copy, original] pairs for the configs among `paths` that hold a credential, the
     copies written into `into`), and the ones to cover instead (too large, or a credential
     `scrub` cannot take out: `left_in`)."""
@@ -131,7 +147,8 @@ def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list
             continue
         if not stat.S_ISREG(info.st_mode):
             continue
-        mark = (real, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        kept = (cut or {}).get(real)
+        mark = (real, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, kept)
         if (known := _SCRUBBED.get(mark)) is None:
             budget -= info.st_size
             if info.st_size > MAX_CONFIG_BYTES or budget < 0:
@@ -141,7 +158,7 @@ def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list
                 data = read_regular(real, MAX_CONFIG_BYTES + 1)[0]
             except OSError:
                 continue  # not readable by swetui (or no longer a regular file): nor by it
-            known = _judged(data)
+            known = _judged(data, kept)
             if len(_SCRUBBED) >= 512:
                 _SCRUBBED.clear()
             _SCRUBBED[mark] = known
@@ -159,18 +176,22 @@ def scrubbed_copies(paths: list[str], into: Path) -> tuple[list[list[str]], list
     return pairs, cover
 
 
-_SCRUBBED: dict[tuple[str, int, int, int, int], tuple[bytes, bool, bool]] = {}
-"""(path, inode, size, mtime, ctime) → `_judged`: a config unchanged since the last command
-is not read and scrubbed again (ctime: a write that puts the old mtime back still shows)."""
+_SCRUBBED: dict[tuple[str, int, int, int, int, int | None], tuple[bytes, bool, bool]] = {}
+"""(path, inode, size, mtime, ctime, lines shown) → `_judged`: a config unchanged since the
+last command is not read and scrubbed again (ctime: a write that puts the old mtime back
+still shows)."""
 
 
-def _judged(data: bytes) -> tuple[bytes, bool, bool]:
+def _judged(data: bytes, kept: int | None = None) -> tuple[bytes, bool, bool]:
     """(the scrubbed copy, whether it differs, whether the config is to be covered: too
-    large, or a credential scrubbing leaves in) of a config's bytes."""
+    large, or a credential scrubbing leaves in) of a config's bytes; with `kept`, of its
+    first `kept` lines and a line git refuses (`git_includes.Configs.cut`)."""
     if len(data) > MAX_CONFIG_BYTES:
         return b"", False, True
     text = data.decode("utf-8", "surrogateescape")
+    if kept is not None:
+        text = "".join(line + "\n" for line in text.split("\n")[:kept]) + REFUSED
     clean = scrub(text)
     if left_in(text, clean):
         return b"", False, True
-    return clean.encode("utf-8", "surrogateescape"), clean != text, False
+    return clean.encode("utf-8", "surrogateescape"), kept is not None or clean != text, False
