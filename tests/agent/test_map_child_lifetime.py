@@ -143,10 +143,14 @@ def ranking(step: str) -> str:
 
 async def test_a_ranking_longer_than_the_limit_is_not_taken_for_a_stuck_child(
         workspace, parsed_here, monkeypatch):
-    # the ranking works (uses CPU) for one and a half times the limit, saying nothing itself
+    # the ranking works (uses CPU) for one and a half times the limit, saying nothing itself:
+    # a little work every 50 ms, so that every beat sees CPU used, without holding a core for
+    # the whole 12 s (a spin did: 12 s of the suite's CPU)
     monkeypatch.setattr(map_child, "RUN", ranking(
         "until = time.monotonic() + 1.5 * stall\n"
-        "            while time.monotonic() < until: pass"))
+        "            while time.monotonic() < until:\n"
+        "                sum(range(20_000))\n"
+        "                threading.Event().wait(0.05)"))
     repo, notices = await built(workspace, stall=STALL)
     assert notices == []
     assert {"settle_balance", "Auditor", "connect"} <= names(repo)
