@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from time import monotonic
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
@@ -12,7 +14,8 @@ from swetui.engine.budget import Budget, BudgetSettings
 from swetui.engine.context import ContextEngine
 from swetui.engine.items import ContextItem, ItemKind, Layer
 from swetui.ui.widgets import ApprovalQueuePane, BudgetGauge, ContextInspector
-from swetui.ui.widgets.gauge import bar_cells, format_tokens
+from swetui.ui.widgets import gauge as gauge_module
+from swetui.ui.widgets.gauge import FRAME, bar_cells, format_tokens
 from tests.ui.panes_app import PanesApp
 from tests.ui.test_approvals import bash_action, edit_action
 from tests.ui.waits import until
@@ -160,6 +163,25 @@ async def test_burst_of_changes_is_throttled_but_final_value_shows() -> None:
         assert 1 <= len(app.shown) < 20
         assert app.shown[-1] == engine.budget()
         assert app.query_one(BudgetGauge).budget == engine.budget()
+
+
+async def test_a_repaint_due_at_once_still_shows_the_budget(monkeypatch) -> None:
+    """A budget that comes a hair under a frame after the last repaint still shows. Its
+    repaint was a Textual one-shot timer, which never fires when its time has passed before
+    its task starts (a process paused for a few milliseconds, under load): the gauge then
+    showed no budget again for the rest of the session."""
+    engine = build_engine()
+    app = GaugeApp(engine)
+    async with app.run_test(size=(40, 12)) as pilot:
+        gauge = app.query_one(BudgetGauge)
+        await until(pilot, lambda: gauge.budget == engine.budget(), "the gauge shows")
+        now = [monotonic() + 100]  # the gauge's clock, moved by hand
+        monkeypatch.setattr(gauge_module, "monotonic", lambda: now[0])
+        engine.set_draft("one")  # more than a frame since the last repaint: at once
+        await until(pilot, lambda: gauge.budget == engine.budget(), "the gauge shows one")
+        now[0] += FRAME - 1e-9  # the next repaint is due in a nanosecond
+        engine.set_draft("one two three")
+        await until(pilot, lambda: gauge.budget == engine.budget(), "the gauge shows three")
 
 
 async def test_gauge_updates_from_a_worker_thread() -> None:

@@ -8,6 +8,7 @@ one repaint per frame) but the last value always shows.
 
 from __future__ import annotations
 
+from asyncio import TimerHandle, get_running_loop
 from time import monotonic
 
 from rich.style import Style
@@ -15,7 +16,6 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
-from textual.timer import Timer
 from textual.widget import Widget
 
 from swetui.agent import ServerStatus, TurnFinished
@@ -131,7 +131,7 @@ class BudgetGauge(Widget):
         """The budget on screen now."""
         self._pending: Budget | None = None
         self._last_paint = 0.0
-        self._timer: Timer | None = None
+        self._timer: TimerHandle | None = None
         self.compact: bool | None = compact
         """Force the compact (True) or full (False) layout; None picks by terminal height."""
         self.servers: tuple[ServerStatus, ...] = ()
@@ -139,7 +139,7 @@ class BudgetGauge(Widget):
         self.cache: CacheView | None = None
         """The next request split into expected-cached and fresh (after a first send)."""
         self.last_turn: LastTurn | None = None
-        self._cache_timer: Timer | None = None
+        self._cache_timer: TimerHandle | None = None
         self.tooltip = legend_text()
 
     def action_legend(self) -> None:
@@ -155,7 +155,7 @@ class BudgetGauge(Widget):
         """The context changed: work out the cache split again, shortly (a burst of changes
         costs one assembly)."""
         if self._cache_timer is None and self.engine.last_sent is not None:
-            self._cache_timer = self.set_timer(CACHE_DELAY, self._update_cache)
+            self._cache_timer = get_running_loop().call_later(CACHE_DELAY, self._update_cache)
 
     def turn_finished(self, event: TurnFinished) -> None:
         """Show the last turn's measured hit rate and cost."""
@@ -181,7 +181,15 @@ class BudgetGauge(Widget):
         if wait <= 0:
             self._flush()
         else:
-            self._timer = self.set_timer(wait, self._flush)
+            # asyncio's timer: Textual's one-shot timer never fires when its time has passed
+            # before its task starts (a pause of a few ms under load), and the gauge then
+            # showed no budget again for the rest of the session
+            self._timer = get_running_loop().call_later(wait, self._flush)
+
+    def on_unmount(self) -> None:
+        for timer in (self._timer, self._cache_timer):
+            if timer is not None:
+                timer.cancel()
 
     def _flush(self) -> None:
         self._timer = None
