@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from swetui.agent.sandbox import Sandbox, probe
 from swetui.agent.tools.shell import run_command
+from tests.agent.test_sandbox_reads_outside import worktree
 from tests.waiting import WAIT
 
 confinable = pytest.mark.skipif(not probe().available,
@@ -72,13 +72,7 @@ async def test_a_fifo_above_the_workspace_does_not_hold_commands(tmp_path: Path)
 @confinable
 async def test_git_still_works_in_a_real_worktree(tmp_path: Path) -> None:
     """The same reading grants a real worktree's git directories (and no more)."""
-    main = tmp_path / "main"
-    main.mkdir()
-    for args in (["init", "-q"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
-                                  "--allow-empty", "-m", "first"]):
-        subprocess.run(["git", *args], cwd=main, check=True)
-    tree = tmp_path / "tree"
-    subprocess.run(["git", "worktree", "add", "-q", str(tree)], cwd=main, check=True)
+    _main, tree = worktree(tmp_path)
     shown = await run_beside([], tree, "git log --oneline; git status --short; echo ran")
     assert "first" in shown and "ran\n" in shown and "[exit code 0]" in shown, shown
 

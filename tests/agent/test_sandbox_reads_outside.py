@@ -109,8 +109,8 @@ async def test_the_config_can_open_a_sibling_to_reading(
         box.close()
 
 
-def test_git_works_in_a_worktree_and_a_planted_git_file_opens_nothing(
-        projects: Path, tmp_path: Path) -> None:
+def worktree(tmp_path: Path) -> tuple[Path, Path]:
+    """(a repository with one commit "first", a linked worktree of it)."""
     main = tmp_path / "main"
     main.mkdir()
     for args in (["init", "-q"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
@@ -118,6 +118,12 @@ def test_git_works_in_a_worktree_and_a_planted_git_file_opens_nothing(
         subprocess.run(["git", *args], cwd=main, check=True)
     tree = tmp_path / "tree"
     subprocess.run(["git", "worktree", "add", "-q", str(tree)], cwd=main, check=True)
+    return main, tree
+
+
+def test_git_works_in_a_worktree_and_a_planted_git_file_opens_nothing(
+        projects: Path, tmp_path: Path) -> None:
+    main, tree = worktree(tmp_path)
     code, out = confined(tree, "git log --oneline")
     assert code == 0 and "first" in out, out
     (tree / "pkg").mkdir()  # a folder of the worktree as the workspace
