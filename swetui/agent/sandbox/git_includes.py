@@ -211,11 +211,16 @@ def _refused_at(reader: _Reader) -> int:
     return len(lines)
 
 
-@functools.lru_cache(maxsize=16)
 def parsed(text: str) -> tuple[tuple[str, str], ...]:
     """`settings(text)`, kept for the configs read before each command (they seldom change;
     a planted 1 MiB config takes 0.25 s to read)."""
-    return tuple(settings(text))
+    return _read(text)[0]
+
+
+@functools.lru_cache(maxsize=16)
+def _read(text: str) -> tuple[tuple[tuple[str, str], ...], int | None]:
+    found, refused_at = read_config(text)
+    return tuple(found), refused_at
 
 
 def include_paths(text: str) -> list[str]:
@@ -257,7 +262,7 @@ def included(path: str, home: str, info: os.stat_result | None = None
             text = data.decode("utf-8", "replace")
             if len(_INCLUDES) >= 512:
                 _INCLUDES.clear()
-            _INCLUDES[mark] = (include_paths(text), read_config(text)[1]) \
+            _INCLUDES[mark] = (include_paths(text), _read(text)[1]) \
                 if size <= MAX_CONFIG_BYTES else None
         known = _INCLUDES[mark]
     except OSError:
