@@ -43,6 +43,10 @@ def test_each_config_is_read_once_per_change_not_once_per_command(
 
     for module in (git_includes, scrubbed):
         monkeypatch.setattr(module, "read_regular", counted)
+    # caches of their own (other tests in this process filled the shared ones: full, they
+    # are emptied, which could fall between this test's two commands)
+    monkeypatch.setattr(git_includes, "_INCLUDES", {})
+    monkeypatch.setattr(scrubbed, "_SCRUBBED", {})
     sandbox = Sandbox(root, cover=())
     try:
         granted = sandbox_grants(sandbox)
