@@ -68,7 +68,7 @@ def project(tmp_path: Path) -> Path:
 def test_irrelevant_lines_inside_a_relevant_block_are_waste(tmp_path: Path) -> None:
     needs = needed(project(tmp_path), [{"path": "store.py", "symbols": ["Store.get"]}])
     note = "store.py: 6 of 25 lines shown (Store.get: named). Read more with read_file."
-    useful = ("     4\tclass Store:\n     …\n     7\t    def get(self, key):\n"
+    useful = ("     4\tclass Store:\n…\n     7\t    def get(self, key):\n"
               "     8\t        return self.data[key]")
     extra = ("    10\t    def put(self, key, value):\n    11\t        self.data[key] = value\n"
              "    12\t        return value")
@@ -79,7 +79,7 @@ def test_irrelevant_lines_inside_a_relevant_block_are_waste(tmp_path: Path) -> N
     assert total == element(span) + lines(f"{note}\n{useful}\n{extra}")
     # the class header is no waste; the note, the gap and the element around are sent for
     # no needed line: waste, as the lines of `put` are
-    assert wasted == element(span) + lines(note) + lines("     …") + lines(extra)
+    assert wasted == element(span) + lines(note) + lines("…") + lines(extra)
     score = judge([span], needs, tmp_path, "r")
     assert (score.relevant, score.wasted) == (1, 0)  # by blocks: no waste at all
     assert (score.line_wasted, score.line_tokens) == (wasted, total)

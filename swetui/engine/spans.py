@@ -126,7 +126,7 @@ def render(span: Span, text: list[str]) -> str:
     previous = 0
     for number in lines:
         if previous and number > previous + 1:
-            body.append("     …")
+            body.append("…")  # lines left out: a mark, no indentation to line up
         body.append(f"{number:>6}\t{text[number - 1]}")
         previous = number
     shown = len(lines)

@@ -155,3 +155,15 @@ def test_a_span_note_does_not_say_what_the_request_says(tmp_path: Path) -> None:
     described = _note(tmp_path, "How is the date of Easter computed by the Orthodox method?")
     assert re.fullmatch(r"\d+ of 22 lines shown; read_file\(path='store.py', offset=\d+\) "
                         r"reads on\.", described), described
+
+
+def test_lines_left_out_of_a_span_are_one_mark(tmp_path: Path) -> None:
+    """Between a method's class header and the method, the lines left out are marked by
+    `…` alone: indentation before it lines nothing up and is sent for no line of code."""
+    (tmp_path / "store.py").write_text(STORE)
+    found = retrieve(tmp_path, "What does Store.get return for a missing key?",
+                     ContextEngine(), turn=1, symbols=_index(tmp_path), semantic=None)
+    [span] = [item for item in found.items if item.kind is ItemKind.SPAN]
+    assert span.content.split("\n")[1:] == [
+        "     4\tclass Store:", "…", "     7\t    def get(self, key):",
+        "     8\t        return self.data[key]"], span.content
