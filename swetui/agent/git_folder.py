@@ -120,9 +120,37 @@ def not_regular(folder: Path) -> str | None:
     return None
 
 
+MAX_ALTERNATES = 5
+"""How deep git follows alternates of alternates."""
+
+
+def alternates(folders: list[Path]) -> list[Path]:
+    """The object folders the repositories in `folders` borrow from (each line of
+    `objects/info/alternates`, relative to `objects`, and theirs, as deep as git goes):
+    git opens their files as its own. Read without waiting (a FIFO there is found by the
+    walk of the git folder)."""
+    found: list[Path] = []
+    pending = [folder / "objects" for folder in folders]
+    for _ in range(MAX_ALTERNATES):
+        more = []
+        for objects in pending:
+            try:
+                text = read_small_text(objects / "info" / "alternates", MAX_POINTER_BYTES)
+            except (OSError, ValueError):
+                continue
+            for line in text.splitlines():
+                path = objects / line.strip()
+                if line.strip() and not line.startswith("#") and path not in found:
+                    found.append(path)
+                    more.append(path)
+        pending = more
+    return found
+
+
 def why_not_git(root: Path) -> str | None:
     """Why git must not be run on `root`'s repository (it would wait on a file), or None."""
     folders, refused = git_folders(root)
     if refused is not None:
         return refused
-    return next((found for found in map(not_regular, folders) if found is not None), None)
+    return next((found for found in map(not_regular, [*folders, *alternates(folders)])
+                 if found is not None), None)

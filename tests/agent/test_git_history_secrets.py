@@ -302,3 +302,23 @@ def test_a_fifo_in_the_common_git_folder_of_a_linked_worktree_is_found(
     known = KnownSecrets(linked, SecretStore())
     assert not stuck_on(fifo, known)
     assert known.notice is not None and "is a FIFO" in known.notice
+
+
+def test_a_fifo_in_an_object_folder_the_repository_borrows_from_is_found(
+        leaky_history: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`.git/objects/info/alternates` names object folders git reads as its own (a tarball
+    can ship one pointing into the workspace): a FIFO there, in place of an object the
+    history needs, held the history's git for its whole time limit."""
+    monkeypatch.setattr(known_secrets_module, "HISTORY_SECONDS", 3600.0)
+    blob = subprocess.run(["git", "-C", str(leaky_history), "rev-parse", "HEAD~1:server.key"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    loose = leaky_history / ".git" / "objects" / blob[:2] / blob[2:]
+    borrowed = leaky_history / "vendor" / "objects"
+    fifo = borrowed / blob[:2] / blob[2:]
+    fifo.parent.mkdir(parents=True)
+    loose.unlink()
+    os.mkfifo(fifo)
+    (leaky_history / ".git" / "objects" / "info" / "alternates").write_text(f"{borrowed}\n")
+    known = KnownSecrets(leaky_history, SecretStore())
+    assert not stuck_on(fifo, known)
+    assert known.notice is not None and f"{fifo} is a FIFO" in known.notice
