@@ -37,10 +37,10 @@ werkzeug 3.1.3 the new one), written blind in the seventh session, was run once 
 eighth's and is a development set since, as is set 12 (30 requests on seven projects,
 python-dateutil 2.9.0.post0 the new one), written blind in the eighth and run once at the
 ninth's, and set 13 (33 requests on eight projects, starlette 0.41.3 the new one), written
-blind in the ninth and run once at the tenth's. Set 14 (30 requests on nine projects,
-marshmallow 3.26.1 the new one), written blind in the tenth, is sealed: not run, not wired
-in here; so is set 15 (30 requests on ten projects, packaging 24.2 the new one), written
-blind in session 13.
+blind in the ninth and run once at the tenth's, and set 14 (30 requests on nine projects,
+marshmallow 3.26.1 the new one), written blind in the tenth and run once at the eleventh's.
+Set 15 (30 requests on ten projects, packaging 24.2 the new one), written blind in the
+eleventh session (session 13), is sealed: not run, not wired in here.
 
 Baseline from the same run: the same retrieval without the symbol map (what swetui did
 before it: named files, grep of quoted terms and identifiers, listings).
