@@ -85,8 +85,9 @@ def split_git_environment(environ: Mapping[str, str], extra: tuple[str, ...] = (
         key, value = environ.get(names[0]), environ.get(names[1])
         if key is None or value is None:
             continue  # git would stop on it ("missing config key")
-        if any(name in extra for name in names):
-            secrets += [(value, names[1]), (key, names[0])]
+        if any(name in extra for name in names):  # what the user named is the secret
+            secrets += [(text, name) for text, name in zip((key, value), names, strict=True)
+                        if name in extra]
         elif carries_credential(key, value):
             secrets += _labelled(key, value, str(index))
         else:

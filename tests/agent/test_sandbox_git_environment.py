@@ -119,3 +119,15 @@ def test_a_config_the_environment_includes_is_read_by_git_in_the_sandbox(
         sandbox.close()
     assert "Runner From Include\n11\n" in done.stdout, done.stdout + done.stderr
     assert done.returncode == 0 and TOKEN not in done.stdout + done.stderr
+
+
+def test_a_setting_named_in_secret_env_is_held_as_named() -> None:
+    """`secret_env = ["GIT_CONFIG_VALUE_1"]`: that setting reaches no command and its value is
+    redacted; its key (`user.email`) was redacted too, from every output that named it."""
+    environ = {"GIT_CONFIG_COUNT": "2",
+               "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "Runner Person",
+               "GIT_CONFIG_KEY_1": "user.email", "GIT_CONFIG_VALUE_1": "runner@example.org"}
+    kept, redacted = split_git_environment(environ, ("GIT_CONFIG_VALUE_1",))
+    assert kept == {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name",
+                    "GIT_CONFIG_VALUE_0": "Runner Person"}
+    assert redacted == [("runner@example.org", "GIT_CONFIG_VALUE_1")]
