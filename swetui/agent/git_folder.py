@@ -13,6 +13,7 @@ and on to its `commondir`, without waiting on any of them: the sandbox's grants
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -95,10 +96,11 @@ def git_folders(root: Path) -> tuple[list[Path], str | None]:
     return [], None
 
 
-def not_regular(folder: Path) -> str | None:
-    """The first FIFO, socket or device in `folder` (symbolic links followed to what they
-    name, folders walked but not through links), said as `PATH is a FIFO`; None if none."""
-    pending, seen = [str(folder)], 0
+def not_regular(folders: list[Path]) -> str | None:
+    """The first FIFO, socket or device in `folders` (symbolic links followed to what they
+    name, folders walked but not through links), said as `PATH is a FIFO`; None if none.
+    One budget of `MAX_ENTRIES` for them all: a planted alternates file names many."""
+    pending, seen = [str(folder) for folder in reversed(folders)], 0
     while pending and seen < MAX_ENTRIES:
         try:
             entries = list(os.scandir(pending.pop()))
@@ -122,27 +124,44 @@ def not_regular(folder: Path) -> str | None:
 
 MAX_ALTERNATES = 5
 """How deep git follows alternates of alternates."""
+MAX_ALTERNATE_LINES = 10_000
+"""Lines of alternates files read at most, all together (thousands of folders may each
+name thousands), each file at most `MAX_POINTER_BYTES`: beyond, git is not run."""
 
 
-def alternates(folders: list[Path]) -> list[Path]:
+def alternates(folders: list[Path]) -> list[Path] | None:
     """The object folders the repositories in `folders` borrow from (each line of
     `objects/info/alternates`, relative to `objects`, and theirs, as deep as git goes):
     git opens their files as its own. Read without waiting (a FIFO there is found by the
-    walk of the git folder)."""
+    walk of the git folder); each folder once however it is spelt (`vendor/../vendor`),
+    and only folders that exist (git skips the others). None when there is more than is
+    checked (`MAX_ALTERNATE_LINES`, a file over `MAX_POINTER_BYTES`)."""
     found: list[Path] = []
+    lines = 0
+    seen: set[str] = set()
     pending = [folder / "objects" for folder in folders]
     for _ in range(MAX_ALTERNATES):
         more = []
         for objects in pending:
             try:
                 text = read_small_text(objects / "info" / "alternates", MAX_POINTER_BYTES)
-            except (OSError, ValueError):
+            except OSError as exc:
+                if exc.errno == errno.EFBIG:
+                    return None  # git reads it all: its folders would go unchecked
                 continue
+            except ValueError:
+                continue
+            lines += text.count("\n") + 1
+            if lines > MAX_ALTERNATE_LINES:
+                return None
             for line in text.splitlines():
-                path = objects / line.strip()
-                if line.strip() and not line.startswith("#") and path not in found:
-                    found.append(path)
-                    more.append(path)
+                if not line.strip() or line.startswith("#"):
+                    continue
+                real = os.path.realpath(objects / line.strip())
+                if real not in seen and os.path.isdir(real):
+                    seen.add(real)
+                    found.append(Path(real))
+                    more.append(Path(real))
         pending = more
     return found
 
@@ -152,5 +171,8 @@ def why_not_git(root: Path) -> str | None:
     folders, refused = git_folders(root)
     if refused is not None:
         return refused
-    return next((found for found in map(not_regular, [*folders, *alternates(folders)])
-                 if found is not None), None)
+    borrowed = alternates(folders)
+    if borrowed is None:
+        return f"the alternates files of {folders[0]} name more object folders than " \
+               "swetui checks"
+    return not_regular([*folders, *borrowed])
