@@ -11,7 +11,6 @@ before anything else.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 
 from swetui.secrets import MIN_REDACTED, TOKEN_VALUES, is_credential_name
@@ -103,8 +102,7 @@ def split_git_environment(environ: Mapping[str, str], extra: tuple[str, ...] = (
                                              "GIT_CONFIG_PARAMETERS" in extra)
         secrets += [(word, "GIT_CONFIG_PARAMETERS") for word in parameters]
         if kept_words:
-            kept["GIT_CONFIG_PARAMETERS"] = " ".join(  # git reads only 'quoted' words
-                "'" + word.replace("'", "'\\''") + "'" for word in kept_words)
+            kept["GIT_CONFIG_PARAMETERS"] = " ".join(kept_words)
     return kept, [(word, name) for word, name in dict.fromkeys(secrets)
                   if len(word) >= MIN_REDACTED]
 
@@ -116,23 +114,77 @@ def _labelled(key: str, value: str, number: str) -> list[tuple[str, str]]:
 
 
 def _parameters(text: str, secret: bool) -> tuple[list[str], list[str]]:
-    """(the `key=value` words of a `GIT_CONFIG_PARAMETERS` to keep, the credentials in the
-    others); all of `text` is a credential when named in `secret_env` or unreadable (git
-    cannot read it either: it may be anything)."""
-    try:
-        words = shlex.split(text)
-    except ValueError:
-        return [], [text]
-    if secret:
+    """(the settings of a `GIT_CONFIG_PARAMETERS` to keep, quoted as they were given; the
+    credentials in the others); all of `text` is a credential when named in `secret_env`
+    or unreadable (git cannot read it either: it may be anything)."""
+    pairs = parameter_settings(text)
+    if secret or pairs is None:
         return [], [text]
     kept, found = [], []
-    for word in words:
-        key, _, value = word.partition("=")
+    for key, value, separate in pairs:
         if carries_credential(key, value):
             found += credentials(key, value)
+        elif separate:  # `'key'='value'`: the key may hold an `=`
+            kept.append(f"{_quote(key)}={_quote(value)}")
         else:
-            kept.append(word)
+            kept.append(_quote(f"{key}={value}"))
     return kept, found
+
+
+def _quote(word: str) -> str:
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def parameter_settings(text: str) -> list[tuple[str, str, bool]] | None:
+    """(key, value, whether written `'key'='value'`) of each setting of a
+    `GIT_CONFIG_PARAMETERS`, split as git splits it (config.c: an `=` between two quoted
+    words parts key and value, in `'key=value'` the first `=` does); None where git finds
+    a "bogus format"."""
+    found: list[tuple[str, str, bool]] = []
+    at = 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return found
+        word = _dequoted(text, at)
+        if word is None:
+            return None
+        key, at = word
+        if text[at:at + 1] == "=":  # `'key'='value'`, or `'key'=` (true)
+            value = ""
+            if text[at + 1:at + 2] == "'":
+                if (word := _dequoted(text, at + 1)) is None:
+                    return None
+                value, at = word
+            else:
+                at += 1
+            if at < len(text) and not text[at].isspace():
+                return None
+            found.append((key, value, True))
+        elif at >= len(text) or text[at].isspace():
+            name, _, value = key.partition("=")
+            found.append((name, value, False))
+        else:
+            return None
+
+
+def _dequoted(text: str, at: int) -> tuple[str, int] | None:
+    """The single-quoted word at `at` (`'it'\\''s'` is "it's") and where it ends."""
+    if text[at:at + 1] != "'":
+        return None
+    word = ""
+    while True:
+        end = text.find("'", at + 1)
+        if end < 0:
+            return None
+        word += text[at + 1:end]
+        at = end + 1
+        if text[at:at + 2] in ("\\'", "\\!") and text[at + 2:at + 3] == "'":
+            word += text[at + 1]
+            at += 2
+            continue
+        return word, at
 
 
 def git_config_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -145,7 +197,7 @@ def environment_settings(environ: Mapping[str, str]) -> list[tuple[str, str]]:
     """(key, value) of each setting without a credential git reads from `environ`, in
     the order git reads them (`GIT_CONFIG_PARAMETERS` first, then the numbered ones)."""
     kept = git_config_environment(environ)
-    found = [(key, value) for key, _, value in (
-        word.partition("=") for word in shlex.split(kept.get("GIT_CONFIG_PARAMETERS", "")))]
+    found = [(key, value) for key, value, _ in
+             parameter_settings(kept.get("GIT_CONFIG_PARAMETERS", "")) or []]
     return found + [(kept[f"GIT_CONFIG_KEY_{number}"], kept[f"GIT_CONFIG_VALUE_{number}"])
                     for number in range(int(kept.get("GIT_CONFIG_COUNT", "0")))]

@@ -84,4 +84,4 @@ def test_swetuis_own_environment_keeps_the_settings_and_loses_the_tokens(
             "GIT_CONFIG_VALUE_0": "CI Runner Person", "GIT_CONFIG_KEY_1": "safe.directory",
             "GIT_CONFIG_VALUE_1": "*", "GIT_CONFIG_KEY_2": "user.email",
             "GIT_CONFIG_VALUE_2": "runner@example.org",
-            "GIT_CONFIG_PARAMETERS": "'core.abbrev=12'"}
+            "GIT_CONFIG_PARAMETERS": "'core.abbrev'='12'"}  # as given
