@@ -20,11 +20,19 @@ from tests.waiting import WAIT
 
 
 def start_run(workspace: Path, prompt: str, *args: str) -> subprocess.Popen[str]:
+    """`swetui run` as a terminal starts it: with SIGHUP's default action even when the
+    suite was started with it ignored (`nohup`, some CI and agent shells): ignored, it is
+    inherited, and swetui rightly outlived the hangup the test sends (120 s, then failed)."""
     env = {key: value for key, value in os.environ.items()
            if not key.endswith("_API_KEY") and key != "SWETUI_MODEL"}
     return subprocess.Popen([sys.executable, "-m", "swetui", "run", prompt, *args],
                             cwd=workspace, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_default_hangup)
+
+
+def _default_hangup() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def wait_for(condition, what: str, swetui: subprocess.Popen[str] | None = None) -> None:
