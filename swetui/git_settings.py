@@ -23,6 +23,9 @@ USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/\s@\
 GIT_CONFIG_VARIABLES = re.compile(r"GIT_CONFIG_(?:COUNT|KEY_\d+|VALUE_\d+|PARAMETERS)")
 """The variables that give git its settings through the environment."""
 MAX_SETTINGS = 1000
+ASSIGNED = re.compile(r"\b(?:password|passwd|token|secret)=[\"']?(?P<value>[^\s\"';]+)",
+                      re.IGNORECASE)
+"""A credential set inside a value (`credential.helper = !f() { echo password=…; }; f`)."""
 
 
 def without_credential(match: re.Match[str]) -> str:
@@ -48,6 +51,7 @@ def credentials(key: str, value: str) -> list[str]:
               for match in USERINFO.finditer(f"{key} {value}")
               if without_credential(match) != match.group(0)]
     words += [match.group(0) for match in TOKEN_VALUES.finditer(f"{key} {value}")]
+    words += [match.group("value") for match in ASSIGNED.finditer(value)]
     return [word for word in dict.fromkeys(words)
             if len(word) >= MIN_REDACTED and word.lower() not in HEADER_WORDS]
 
@@ -55,12 +59,13 @@ def credentials(key: str, value: str) -> list[str]:
 def carries_credential(key: str, value: str) -> bool:
     """Whether the git setting `key` (`http.https://host/.extraheader`) set to `value`
     holds a credential: named like one or a header, a URL with a password or token in its
-    key (`url.https://ghp_…@github.com/.insteadof`) or value, or a known token format."""
+    key (`url.https://ghp_…@github.com/.insteadof`) or value, a known token format, or a
+    `password=…` inside it (a credential helper's script)."""
     if secret_key(key.rsplit(".", 1)[-1].lower()):
         return True
     return any(without_credential(match) != match.group(0)
                for match in USERINFO.finditer(f"{key} {value}")) or \
-        TOKEN_VALUES.search(f"{key} {value}") is not None
+        TOKEN_VALUES.search(f"{key} {value}") is not None or ASSIGNED.search(value) is not None
 
 
 def split_git_environment(environ: Mapping[str, str], extra: tuple[str, ...] = ()

@@ -49,3 +49,24 @@ def test_what_is_quoted_as_git_writes_it_is_read_back(
     expected = [(key, value, True) if separate else (*f"{key}={value}".split("=", 1), False)
                 for key, value, separate in settings]
     assert parameter_settings(text) == [tuple(item) for item in expected]
+
+
+def test_a_password_a_credential_helper_prints_leaves_the_commands_environment() -> None:
+    """`credential.helper = !f() { echo password=…; }; f` is how scripts give git a
+    password: the setting's name says nothing, its value says `password=`."""
+    helper = "!f() { echo username=bot; echo \"password=Hunter2Hunter2xyz\"; }; f"
+    environ = {"PATH": os.environ["PATH"], "GIT_CONFIG_COUNT": "2",
+               "GIT_CONFIG_KEY_0": "credential.helper", "GIT_CONFIG_VALUE_0": helper,
+               "GIT_CONFIG_KEY_1": "user.name", "GIT_CONFIG_VALUE_1": "Bot"}
+    given = scrubbed_environment(environ)
+    assert "Hunter2Hunter2xyz" not in repr(given)
+    assert given["GIT_CONFIG_VALUE_0"] == "Bot"
+
+
+def test_a_config_with_such_a_helper_is_shown_without_the_password() -> None:
+    from swetui.agent.sandbox.scrubbed import _judged
+    config = ("[user]\n\tname = Bot\n[credential]\n\thelper = "
+              "\"!f() { echo password=Hunter2Hunter2xyz; }; f\"\n")
+    clean, changed, covered = _judged(config.encode())
+    assert not covered and changed  # the rest stays readable: git keeps its user.name
+    assert b"Hunter2Hunter2xyz" not in clean and b"name = Bot" in clean

@@ -17,6 +17,7 @@ from pathlib import Path
 from swetui.agent.sandbox.git_includes import MAX_CONFIG_BYTES, MAX_TOTAL_BYTES, parsed
 from swetui.files import read_regular
 from swetui.git_settings import (
+    ASSIGNED,
     USERINFO,
     credentials,
     environment_settings,
@@ -71,6 +72,7 @@ def scrub(text: str) -> str:
             cleaned = USERINFO.sub(without_credential, whole)
             # a known token format under any name (`[hub] user = ghp_…`) goes whole too
             secret = secret_key(name) or TOKEN_VALUES.search(cleaned) is not None or \
+                ASSIGNED.search(cleaned[len(key):]) is not None or \
                 cleaned != whole and len(group) > 1
         if secret and setting is not None:
             newline = first[len(first.rstrip("\r\n")):]
