@@ -42,30 +42,32 @@ def secret_key(name: str) -> bool:
     return any(word in name for word in SECRET_KEYS) or is_credential_name(name)
 
 
-def credentials(key: str, value: str) -> list[str]:
-    """The parts of the setting `key` = `value` that are credentials, at least
-    `MIN_REDACTED` long: the value of a setting named like one (whole, and its words but a
-    header's), a URL's password or token user, a known token format."""
+def _credential_parts(key: str, value: str) -> list[str]:
+    """Every part of the setting `key` = `value` one of the rules takes for a credential,
+    however short: the value of a setting named like one (whole, and its words), a URL's
+    password or token user (in the key too: `url.https://ghp_…@github.com/.insteadof`), a
+    known token format, a `password=…` inside it (a credential helper's script)."""
     words = [value, *value.split()] if secret_key(key.rsplit(".", 1)[-1].lower()) else []
     words += [match.group("user").split(":", 1)[-1]
               for match in USERINFO.finditer(f"{key} {value}")
               if without_credential(match) != match.group(0)]
     words += [match.group(0) for match in TOKEN_VALUES.finditer(f"{key} {value}")]
     words += [match.group("value") for match in ASSIGNED.finditer(value)]
-    return [word for word in dict.fromkeys(words)
+    return words
+
+
+def credentials(key: str, value: str) -> list[str]:
+    """The parts of the setting `key` = `value` that are credentials and are redacted: at
+    least `MIN_REDACTED` long, a header's words (`bearer`) left out."""
+    return [word for word in dict.fromkeys(_credential_parts(key, value))
             if len(word) >= MIN_REDACTED and word.lower() not in HEADER_WORDS]
 
 
 def carries_credential(key: str, value: str) -> bool:
     """Whether the git setting `key` (`http.https://host/.extraheader`) set to `value`
-    holds a credential: named like one or a header, a URL with a password or token in its
-    key (`url.https://ghp_…@github.com/.insteadof`) or value, a known token format, or a
-    `password=…` inside it (a credential helper's script)."""
-    if secret_key(key.rsplit(".", 1)[-1].lower()):
-        return True
-    return any(without_credential(match) != match.group(0)
-               for match in USERINFO.finditer(f"{key} {value}")) or \
-        TOKEN_VALUES.search(f"{key} {value}") is not None or ASSIGNED.search(value) is not None
+    holds a credential by any of the rules `credentials` redacts by (a setting named like
+    one holds one even when empty or short)."""
+    return bool(_credential_parts(key, value))
 
 
 def split_git_environment(environ: Mapping[str, str], extra: tuple[str, ...] = ()
